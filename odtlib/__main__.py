@@ -1,0 +1,3 @@
+from odtlib.cli import main
+
+raise SystemExit(main())
