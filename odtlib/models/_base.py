@@ -1,0 +1,181 @@
+"""Shared scikit-learn estimator base for the optimal-decision-tree formulations.
+
+Every formulation of odtlib is a subclass of :class:`ODTClassifier`. The subclass declares its parameters
+in ``__init__`` (stored as given, scikit-learn style) and implements :meth:`ODTClassifier._fit`, which builds
+and solves its model on validated data and returns the learned :class:`~odtlib.tree.Tree` with the
+:class:`~odtlib.solvers.SolveResult`. Input validation, label encoding, feature names and prediction live here
+once, so every formulation rejects bad input with the same clear messages.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from odtlib.tree import Tree
+
+if TYPE_CHECKING:
+    from odtlib.solvers import SolveResult
+
+__all__ = ["ODTClassifier"]
+
+_FALLBACK_SOLVERS = ("highs", "scip", "glpk", "gurobi", "cplex")
+_MAX_NAMED = 10  # how many offending columns an error message lists
+
+
+def _known_solvers() -> tuple[str, ...]:
+    try:
+        from odtlib.solvers import SOLVERS
+    except ImportError:
+        return _FALLBACK_SOLVERS
+    return tuple(SOLVERS)
+
+
+def _list_names(names: list[str]) -> str:
+    shown = ", ".join(repr(n) for n in names[:_MAX_NAMED])
+    more = len(names) - _MAX_NAMED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+class ODTClassifier(ClassifierMixin, BaseEstimator):
+    """Base class of the odtlib classifiers (not used directly).
+
+    Subclasses set ``requires_binary_features = False`` when their formulation accepts real-valued features
+    (papers 002 and 004 work on data scaled to [0, 1]); otherwise ``fit`` rejects X with values other than 0/1.
+
+    After ``fit``: ``tree_`` (:class:`~odtlib.tree.Tree` with the original class labels and feature names),
+    ``solve_result_`` (the solver's :class:`~odtlib.solvers.SolveResult`), ``classes_``, ``n_features_in_``
+    and ``feature_names_in_`` (when X was a DataFrame with string column names).
+    """
+
+    requires_binary_features: bool = True
+
+    # ------------------------------------------------------------------ to be implemented by formulations
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> tuple[Tree, SolveResult]:
+        """Learn a tree from validated ``X`` (float array) and ``y`` (ints 0..K-1 indexing ``self.classes_``).
+
+        Leaf labels of the returned tree must be original labels, i.e. ``self.classes_[k]``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement _fit(X, y)")
+
+    # ------------------------------------------------------------------ scikit-learn API
+    def fit(self, X: Any, y: Any) -> ODTClassifier:
+        """Validate X and y, then learn the tree with the subclass's formulation."""
+        self._check_params()
+        _check_numeric_columns(X)
+        X_arr = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=False)
+        _check_finite(X_arr, self._column_names(X_arr.shape[1]))
+        y_arr = self._check_y(y, X_arr.shape[0])
+        if self.requires_binary_features:
+            _check_binary(X_arr, self._column_names(X_arr.shape[1]), type(self).__name__)
+        classes, y_encoded = np.unique(y_arr, return_inverse=True)
+        if len(classes) < 2:
+            label = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
+            raise ValueError(f"y has only one class ({label!r}): a classifier needs at least two classes")
+        self.classes_ = classes
+        tree, result = self._fit(X_arr, y_encoded.astype(np.int64))
+        if tree.feature_names is None and hasattr(self, "feature_names_in_"):
+            tree = tree.with_feature_names(list(self.feature_names_in_))
+        self.tree_ = tree
+        self.solve_result_ = result
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class labels predicted by the learned tree."""
+        X_arr = self._check_X_fitted(X)
+        labels = self.tree_.predict(X_arr)
+        return labels.astype(self.classes_.dtype, copy=False)
+
+    def apply(self, X: Any) -> np.ndarray:
+        """Id of the tree leaf reached by each row of X."""
+        X_arr = self._check_X_fitted(X)
+        return self.tree_.apply(X_arr)
+
+    # ------------------------------------------------------------------ validation helpers
+    def _check_params(self) -> None:
+        """Check the parameters shared by the formulations (those the estimator has). Extend with super()."""
+        params = self.get_params(deep=False)
+        if "depth" in params:
+            depth = params["depth"]
+            if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
+                raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
+        if "solver" in params:
+            solver = params["solver"]
+            known = _known_solvers()
+            if not isinstance(solver, str) or solver.lower() not in known:
+                raise ValueError(f"unknown solver {solver!r}; choose one of {', '.join(known)}")
+        if "time_limit" in params:
+            limit = params["time_limit"]
+            if limit is not None and (
+                isinstance(limit, bool) or not isinstance(limit, numbers.Real) or not limit > 0
+            ):
+                raise ValueError(f"time_limit must be a positive number of seconds or None, got {limit!r}")
+
+    def _check_X_fitted(self, X: Any) -> np.ndarray:
+        """X for predict/apply: fitted estimator, same columns as in fit, finite values."""
+        check_is_fitted(self, "tree_")
+        X_arr = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+        _check_finite(X_arr, self._column_names(X_arr.shape[1]))
+        return X_arr
+
+    def _column_names(self, n_columns: int) -> list[str]:
+        if hasattr(self, "feature_names_in_"):
+            return [str(n) for n in self.feature_names_in_]
+        return [f"x{j}" for j in range(n_columns)]
+
+    @staticmethod
+    def _check_y(y: Any, n_rows: int) -> np.ndarray:
+        if y is None:
+            raise ValueError(
+                "this estimator requires y to be passed, but the target y is None: pass the class labels of X's rows"
+            )
+        y_arr = column_or_1d(np.asarray(y), warn=True)
+        if len(y_arr) != n_rows:
+            raise ValueError(f"X has {n_rows} rows but y has {len(y_arr)} labels")
+        missing = pd.isna(y_arr)
+        if missing.any():
+            raise ValueError(f"y has {int(missing.sum())} missing labels (first at row {int(np.argmax(missing))})")
+        check_classification_targets(y_arr)
+        return y_arr
+
+
+def _check_numeric_columns(X: Any) -> None:
+    """Reject DataFrames with non-numeric columns, pointing to the encoders."""
+    if not isinstance(X, pd.DataFrame):
+        return
+    bad = [
+        str(c)
+        for c, dtype in X.dtypes.items()
+        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
+    ]
+    if bad:
+        raise ValueError(
+            f"X has non-numeric columns {_list_names(bad)}; encode them first "
+            "(e.g. odtlib.encoders.OneHotEncoder)"
+        )
+
+
+def _check_finite(X: np.ndarray, names: list[str]) -> None:
+    finite = np.isfinite(X)
+    if finite.all():
+        return
+    bad_columns = [names[j] for j in np.flatnonzero(~finite.all(axis=0))]
+    found = (("NaN", np.isnan(X).any()), ("infinite values", np.isinf(X).any()))
+    kind = " and ".join(name for name, present in found if present)
+    raise ValueError(f"X contains {kind} in columns {_list_names(bad_columns)}; impute or drop them first")
+
+
+def _check_binary(X: np.ndarray, names: list[str], estimator: str) -> None:
+    non_binary = ~((X == 0) | (X == 1))
+    if not non_binary.any():
+        return
+    bad_columns = [names[j] for j in np.flatnonzero(non_binary.any(axis=0))]
+    raise ValueError(
+        f"{estimator} needs binary (0/1) features, but columns {_list_names(bad_columns)} have other values; "
+        "binarise X first (e.g. odtlib.encoders.OneHotEncoder or QuantileThresholdEncoder)"
+    )
