@@ -1,0 +1,85 @@
+"""`Dataset` and the registry-backed loaders `list_datasets`, `list_variants`, `load_dataset`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from odtlib.data.errors import DataIntegrityError
+from odtlib.data.parsing import assemble, read_raw_file
+from odtlib.data.registry import get_spec, registry, variant_names
+from odtlib.data.sources import raw_files
+
+
+@dataclass
+class Dataset:
+    """A classification dataset with its original columns.
+
+    X: features (categorical/binary columns as pandas ``category``, numeric as float, missing as NaN);
+    y: labels; feature_kinds: column -> "categorical" | "numeric" | "binary".
+    """
+
+    X: pd.DataFrame
+    y: pd.Series
+    name: str
+    uci_id: int | None = None
+    feature_kinds: dict[str, str] = field(default_factory=dict)
+    variant: str | None = None
+    description: str = ""
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.y.nunique())
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.X)
+
+    def summary(self) -> dict:
+        """One row for a data table: name, variant, rows, features by kind, classes, missing cells."""
+        kinds = list(self.feature_kinds.values())
+        return {
+            "name": self.name, "variant": self.variant, "uci_id": self.uci_id, "rows": self.n_rows,
+            "features": self.X.shape[1], "categorical": kinds.count("categorical"),
+            "binary": kinds.count("binary"), "numeric": kinds.count("numeric"),
+            "classes": self.n_classes, "missing_cells": int(self.X.isna().sum().sum()),
+        }
+
+    def __repr__(self) -> str:
+        variant = f", variant={self.variant!r}" if self.variant else ""
+        return (f"Dataset({self.name!r}{variant}: {self.n_rows} rows, {self.X.shape[1]} features, "
+                f"{self.n_classes} classes)")
+
+
+def list_datasets() -> list[str]:
+    """Slugs of all registered datasets (the names `load_dataset` accepts), sorted."""
+    return sorted(registry())
+
+
+def list_variants(name: str) -> list[str]:
+    """Variant names of dataset `name`: ``"default"`` first, then the named ones."""
+    return variant_names(get_spec(name))
+
+
+def load_dataset(name: str, variant: str | None = None) -> Dataset:
+    """Load a registered UCI dataset (from cache, mirror or download; see :mod:`odtlib.data.sources`).
+
+    Without `variant`, the dataset is the one counted in the project's manifest (all files of a
+    train/test split, missing values as NaN); `list_variants(name)` lists the paper-specific choices.
+    Row and class counts are checked against the registry.
+    """
+    spec = get_spec(name)
+    chosen = spec.variant(variant)
+    paths = raw_files(spec, chosen.files)
+    frames = [read_raw_file(paths[f], spec, spec.files[f], keep_markers=chosen.missing_as_category)
+              for f in chosen.files]
+    X, y, kinds = assemble(spec, chosen, frames)
+    classes = y.nunique()
+    if len(X) != chosen.rows or classes != chosen.classes:
+        raise DataIntegrityError(
+            f"{name} (variant {chosen.name}): expected {chosen.rows} rows and {chosen.classes} classes, "
+            f"got {len(X)} rows and {classes} classes; the raw files in {paths[chosen.files[0]].parent} "
+            "do not match the registry"
+        )
+    return Dataset(X=X, y=y, name=name, variant=chosen.name, uci_id=spec.uci_id, feature_kinds=kinds,
+                   description=chosen.description or spec.title)
