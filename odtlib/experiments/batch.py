@@ -1,0 +1,197 @@
+"""Headless execution of the paper notebooks with papermill, and the summary report of a batch.
+
+``reproduce(...)`` runs ``<notebooks_dir>/paper<NNN>_*.ipynb`` one after the other (each notebook
+parallelises its own grid with ``n_jobs``/``scheduler``), in the notebook's folder, with a kernel
+running this Python; executed copies go to ``<output_dir>/notebooks/``; ``report.md`` and
+``report.html`` in ``<output_dir>`` gather every notebook's status, runtime, tables and figures.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import html
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from odtlib.experiments.report import collect_report, markdown_table
+
+PROFILES = ("smoke", "quick", "paper")
+NOTEBOOK_PATTERN = re.compile(r"^paper(\d{3})_.*\.ipynb$")
+KERNEL_NAME = "odtlib"
+
+
+@dataclass
+class NotebookRun:
+    """Outcome of one notebook: ``status`` is "ok" or "failed" (``error`` says why)."""
+
+    paper: str
+    notebook: Path
+    executed: Path
+    status: str
+    runtime: float
+    error: str | None = None
+
+
+def find_notebooks(notebooks_dir: str | os.PathLike, papers=None) -> list[Path]:
+    """The ``paper<NNN>_*.ipynb`` notebooks of ``notebooks_dir`` (only those of ``papers`` if given)."""
+    folder = Path(notebooks_dir)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"notebooks folder {folder} does not exist")
+    wanted = None if not papers else {str(p).removeprefix("paper").zfill(3) for p in papers}
+    found = sorted(p for p in folder.iterdir() if NOTEBOOK_PATTERN.match(p.name))
+    if wanted is not None:
+        found = [p for p in found if NOTEBOOK_PATTERN.match(p.name).group(1) in wanted]
+        missing = wanted - {NOTEBOOK_PATTERN.match(p.name).group(1) for p in found}
+        if missing:
+            raise FileNotFoundError(f"no notebook for paper(s) {sorted(missing)} in {folder}")
+    return found
+
+
+def _runs_this_python(executable: str) -> bool:
+    """Does a kernelspec's argv[0] start this interpreter? jupyter_client itself replaces a bare
+    ``python``/``python3``/``python3.X`` by ``sys.executable``. Paths are compared without resolving
+    symlinks (a venv's python is a symlink to the base interpreter, which lacks the venv's packages)."""
+    bare = {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}
+    return executable in bare or os.path.abspath(executable) == os.path.abspath(sys.executable)
+
+
+def ensure_kernel(name: str = KERNEL_NAME) -> str:
+    """Name of a Jupyter kernel that runs this Python (``sys.executable``); installs one if needed.
+
+    Uses the ``odtlib`` or ``python3`` kernelspec if it starts this interpreter, else installs an
+    ``odtlib`` kernelspec into ``sys.prefix`` (the venv), never into the user's global Jupyter dir.
+    """
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    manager = KernelSpecManager()
+    for candidate in (name, "python3"):
+        try:
+            spec = manager.get_kernel_spec(candidate)
+        except NoSuchKernel:
+            continue
+        if spec.argv and _runs_this_python(spec.argv[0]):
+            return candidate
+    from ipykernel.kernelspec import install
+
+    install(kernel_name=name, display_name=f"Python (odtlib, {sys.prefix})", prefix=sys.prefix)
+    spec = KernelSpecManager().get_kernel_spec(name)
+    if not _runs_this_python(spec.argv[0]):      # a user-level spec of that name shadows ours
+        raise RuntimeError(f"kernelspec {name!r} in {spec.resource_dir} starts {spec.argv[0]}, not "
+                           f"{sys.executable}; remove it or reinstall it from this environment")
+    return name
+
+
+def _error_text(exc: BaseException) -> str:
+    ename, evalue = getattr(exc, "ename", None), getattr(exc, "evalue", None)
+    if ename:
+        return f"{ename}: {evalue}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: str | None = None,
+              output_dir: str | os.PathLike = "results/reproduce", notebooks_dir: str | os.PathLike = "notebooks",
+              solver: str = "highs", time_limit: float | None = None, execution_timeout: float | None = None,
+              log_output: bool = False) -> list[NotebookRun]:
+    """Execute the paper notebooks with papermill and write ``report.md``/``report.html``.
+
+    Each notebook receives the parameters ``profile``, ``solver``, ``time_limit`` (None = the
+    profile's default), ``n_jobs``, ``scheduler`` and ``output_dir`` (absolute). A failing notebook
+    is recorded (its executed copy keeps the traceback) and the batch goes on.
+    """
+    import papermill as pm
+
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+    notebooks = find_notebooks(notebooks_dir, papers)
+    output_dir = Path(output_dir).resolve()
+    executed_dir = output_dir / "notebooks"
+    if executed_dir == Path(notebooks_dir).resolve() or output_dir == Path(notebooks_dir).resolve():
+        raise ValueError("output_dir must not be the notebooks folder (executed copies would overwrite the sources)")
+    executed_dir.mkdir(parents=True, exist_ok=True)
+    kernel = ensure_kernel()
+    parameters = {"profile": profile, "solver": solver, "time_limit": time_limit, "n_jobs": n_jobs,
+                  "scheduler": scheduler, "output_dir": str(output_dir)}
+    runs = []
+    for notebook in notebooks:
+        paper = NOTEBOOK_PATTERN.match(notebook.name).group(1)
+        executed = executed_dir / notebook.name
+        tic = time.perf_counter()
+        try:
+            pm.execute_notebook(str(notebook), str(executed), parameters=parameters, kernel_name=kernel,
+                                cwd=str(notebook.parent.resolve()), progress_bar=False,
+                                log_output=log_output, execution_timeout=execution_timeout)
+            status, error = "ok", None
+        except Exception as exc:  # noqa: BLE001 - one failing notebook must not stop the batch
+            status, error = "failed", _error_text(exc)
+        runs.append(NotebookRun(paper, notebook, executed, status, time.perf_counter() - tic, error))
+    write_report(runs, output_dir, parameters)
+    return runs
+
+
+def write_report(runs: list[NotebookRun], output_dir: str | os.PathLike, parameters: dict) -> tuple[Path, Path]:
+    """Write ``report.md`` and ``report.html`` in ``output_dir``: a status line per notebook, then
+    each notebook's tables, texts and figures (from its ``summary.json``)."""
+    output_dir = Path(output_dir)
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    status = pd.DataFrame([{"paper": r.paper, "notebook": r.notebook.name, "status": r.status,
+                            "runtime_s": round(r.runtime, 1), "error": r.error or ""} for r in runs])
+    settings = ", ".join(f"{k}={v}" for k, v in parameters.items() if k != "output_dir")
+    md = [f"# odtlib reproduction report", "", f"{stamp}; {settings}", "", "## Notebooks", ""]
+    body = [f"<h1>odtlib reproduction report</h1><p>{html.escape(stamp)}; {html.escape(settings)}</p>",
+            "<h2>Notebooks</h2>", status.to_html(index=False, escape=True)]
+    md.append(markdown_table(status) if runs else "(no notebooks)")
+    for run in runs:
+        summary = collect_report(output_dir, run.paper)
+        title = f"Paper {run.paper}" + (f": {summary['title']}" if summary and summary.get("title") else "")
+        line = f"{run.status}, {run.runtime:.1f} s, executed notebook `{_rel(run.executed, output_dir)}`"
+        md += ["", f"## {title}", "", line]
+        body += [f"<h2>{html.escape(title)}</h2><p>{html.escape(line)}</p>"]
+        if run.error:
+            md += ["", f"Error: `{run.error}`"]
+            body.append(f"<p><b>Error:</b> <code>{html.escape(run.error)}</code></p>")
+        for item in (summary or {}).get("items", []):
+            item_md, item_html = _render_item(item, output_dir)
+            md += ["", *item_md]
+            body.append(item_html)
+    md_path, html_path = output_dir / "report.md", output_dir / "report.html"
+    md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
+    html_path.write_text(_HTML_PAGE.format(body="\n".join(body)), encoding="utf-8")
+    return md_path, html_path
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _render_item(item: dict, root: Path) -> tuple[list[str], str]:
+    path, caption = Path(item["path"]), item.get("caption", "")
+    heading = f"### {item['name']}" + (f" — {caption}" if caption else "")
+    heading_html = f"<h3>{html.escape(item['name'])}</h3>" + (f"<p>{html.escape(caption)}</p>" if caption else "")
+    if not path.exists():
+        return [heading, "", f"(missing file {path.name})"], heading_html + "<p>(missing file)</p>"
+    if item["kind"] == "table":
+        frame = pd.read_csv(path)
+        return [heading, "", markdown_table(frame)], heading_html + frame.to_html(index=False, na_rep="")
+    if item["kind"] == "figure":
+        rel = _rel(path, root)
+        return [heading, "", f"![{item['name']}]({rel})"], heading_html + f'<img src="{html.escape(rel)}">'
+    text = path.read_text(encoding="utf-8")
+    return [heading, "", text], heading_html + f"<pre>{html.escape(text)}</pre>"
+
+
+_HTML_PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>odtlib reproduction report</title>
+<style>body{{font-family:sans-serif;max-width:70em;margin:auto}} table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:2px 6px}} img{{max-width:100%}}</style></head>
+<body>
+{body}
+</body></html>
+"""
