@@ -48,6 +48,13 @@ def _axes(ax, figsize=(6.0, 4.0)):
     return ax.figure, ax
 
 
+def method_palette(methods) -> dict:
+    """One fixed colour per method (sorted names), to pass as ``palette`` so a method keeps its colour
+    in every figure of a notebook, even in panels where some methods are absent."""
+    names = sorted({str(m) for m in methods})
+    return dict(zip(names, sns.color_palette(n_colors=len(names))))
+
+
 def _require(df: pd.DataFrame, *columns: str | None) -> None:
     missing = [c for c in columns if c is not None and c not in df.columns]
     if missing:
@@ -56,14 +63,16 @@ def _require(df: pd.DataFrame, *columns: str | None) -> None:
 
 def performance_profile(df: pd.DataFrame, time: str = "solve_runtime", method: str = "method",
                         solved: str = "solved", gap: str | None = None, time_limit: float | None = None,
-                        log_time: bool = True, title: str | None = None):
+                        log_time: bool = True, title: str | None = None, palette: dict | None = None):
     """Number of instances solved within t seconds, one step line per method.
 
     ``solved`` is a boolean column (e.g. ``df.solve_status == "optimal"``). With ``gap`` (relative gap,
     0-1, of every instance) a right panel shows how many instances end with a gap <= g, so the
     unsolved instances continue the curve past the time limit, as in paper 001 Fig. 3 / paper 003.
+    ``palette`` maps method -> colour (see `method_palette`).
     """
     _require(df, time, method, solved, gap)
+    palette = palette or method_palette(df[method])
     fig, axes = plt.subplots(1, 2 if gap else 1, figsize=(10 if gap else 6, 4), sharey=bool(gap),
                              squeeze=False)
     ax_time = axes[0, 0]
@@ -72,7 +81,7 @@ def performance_profile(df: pd.DataFrame, time: str = "solve_runtime", method: s
     for name, group in df.groupby(method, sort=True):
         times = np.sort(group.loc[group[solved].astype(bool), time].to_numpy(dtype=float))
         ax_time.step(np.r_[start, np.maximum(times, start)], np.arange(len(times) + 1), where="post",
-                     label=str(name))
+                     label=str(name), color=palette.get(str(name)))
     ax_time.set_xlabel("time (s)")
     ax_time.set_ylabel("instances solved")
     if log_time:
@@ -84,7 +93,9 @@ def performance_profile(df: pd.DataFrame, time: str = "solve_runtime", method: s
         ax_gap = axes[0, 1]
         for name, group in df.groupby(method, sort=True):
             gaps = np.sort(group[gap].astype(float).fillna(1.0).clip(0, 1).to_numpy())
-            ax_gap.step(np.r_[0.0, gaps], np.arange(len(gaps) + 1), where="post", label=str(name))
+            ax_gap.step(np.r_[0.0, gaps], np.arange(len(gaps) + 1), where="post", label=str(name),
+                        color=palette.get(str(name)))
+        ax_gap.set_xlim(left=0.0)
         ax_gap.set_xlabel("final optimality gap")
         ax_gap.xaxis.set_major_formatter(plt.matplotlib.ticker.PercentFormatter(1.0))
         ax_gap.set_ylabel("instances with gap <= x")
@@ -95,12 +106,14 @@ def performance_profile(df: pd.DataFrame, time: str = "solve_runtime", method: s
 
 
 def gap_vs_size(df: pd.DataFrame, size: str = "size", gap: str = "solve_gap", method: str = "method",
-                ax=None, title: str | None = None):
+                ax=None, title: str | None = None, palette: dict | None = None):
     """Mean (and spread) of the final optimality gap against the instance size, one line per method."""
     _require(df, size, gap, method)
     fig, ax = _axes(ax)
-    data = df.assign(**{gap: df[gap].astype(float).fillna(1.0) * 100})
-    sns.lineplot(data=data, x=size, y=gap, hue=method, marker="o", errorbar=("pi", 100), ax=ax)
+    data = df.assign(**{gap: df[gap].astype(float).fillna(1.0) * 100, method: df[method].astype(str)})
+    palette = palette or method_palette(data[method])
+    sns.lineplot(data=data, x=size, y=gap, hue=method, hue_order=sorted(palette), palette=palette,
+                 marker="o", errorbar=("pi", 100), ax=ax)
     ax.set_ylabel("optimality gap (%)")
     ax.set_xscale("log")
     if title:

@@ -88,3 +88,14 @@ def test_bad_columns_and_names_are_named_in_the_error(runs, tmp_path):
     fig, _ = plt.subplots()
     with pytest.raises(ValueError, match="plain file stem"):
         plotting.save_figure(fig, "paper001", "sub/name", root=tmp_path)
+
+
+def test_a_method_keeps_its_colour_when_other_methods_are_absent():
+    from odtlib.plotting import method_palette
+
+    full = method_palette(["OCT", "BinOCT", "FlowOCT", "Benders"])
+    df = pd.DataFrame({"method": ["OCT", "FlowOCT"], "solve_runtime": [1.0, 2.0], "solved": [True, True]})
+    fig = plotting.performance_profile(df, palette=full)
+    colours = {line.get_label(): matplotlib.colors.to_hex(line.get_color()) for line in fig.axes[0].get_lines() if line.get_label() in full}
+    assert colours == {name: matplotlib.colors.to_hex(full[name]) for name in ("OCT", "FlowOCT")}
+    assert method_palette(["b", "a"]) == method_palette(["a", "b", "a"])
