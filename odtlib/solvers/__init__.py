@@ -1,0 +1,42 @@
+"""Solve Pyomo MIP models with free (HiGHS, SCIP, GLPK) or commercial solvers.
+
+::
+
+    from odtlib.solvers import solve, Callbacks, LinearRow
+    res = solve(model, solver="highs", time_limit=60, threads=1)
+    res.status, res.objective, res.bound, res.gap      # values are loaded into the model
+
+Pipeline: Pyomo model --(standard-form compiler, `standard_form`)--> arrays --> one backend
+module per solver (`highs`, `scip`, `glpk`, `commercial`) --> `SolveResult`. Callbacks
+(`callbacks`) are written once against Pyomo variables; SCIP runs them in branch-and-cut,
+the other solvers enforce lazy constraints by a restart loop (`restart`).
+
+Public API::
+
+    solve(model, solver="highs", time_limit=None, mip_gap=None, threads=1, seed=0,
+          warm_start=None, callbacks=None, log=False, abs_gap=None) -> SolveResult
+    SolveResult   status, objective, bound, gap, runtime, nodes, n_lazy, n_cuts, solver,
+                  solver_version, build_time, handoff_time, solve_time, rounds, message, extra;
+                  .has_solution, .to_dict()
+    Callbacks     subclass; override lazy(values) / cut(values) / heuristic(values);
+                  attribute lazy_at_fractional (see `odtlib.solvers.callbacks` for a worked
+                  Benders example)
+    Values        values[var], values.array(vars), values.columns(vars), values.x, .is_integral
+    LinearRow     LinearRow(vars_or_columns, coefs, lb=-inf, ub=inf): fast callback rows
+    SOLVERS, available_solvers(), SolverNotAvailableError
+"""
+from odtlib.solvers.base import SolverNotAvailableError
+from odtlib.solvers.callbacks import Callbacks, LinearRow, Values
+from odtlib.solvers.core import SOLVERS, available_solvers, solve
+from odtlib.solvers.result import SolveResult
+
+__all__ = [
+    "SOLVERS",
+    "Callbacks",
+    "LinearRow",
+    "SolveResult",
+    "SolverNotAvailableError",
+    "Values",
+    "available_solvers",
+    "solve",
+]

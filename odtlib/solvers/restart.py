@@ -1,0 +1,97 @@
+"""Lazy constraints on solvers without callbacks: the restart loop.
+
+Round k solves the model with the lazy rows found so far (a relaxation of the full model),
+separates the incumbent with ``callbacks.lazy`` and adds the violated rows; it stops when an
+optimal incumbent violates nothing, which is then optimal for the full model. Where the
+backend reports improving incumbents during a run (HiGHS), each one is separated at once and a
+violated one interrupts the run, so a round does not prove optimality of a point that is
+going to be cut off anyway; incumbents that satisfy every lazy row are remembered and offered
+as the MIP start of the next round.
+
+The time limit covers the whole loop. On a time-out the best incumbent that satisfies every
+lazy row (if any) is returned with the last round's bound: a bound of a relaxation is a valid
+bound for the full model. Correct, but much slower than single-tree branch-and-cut on SCIP.
+The model without its lazy rows must be bounded (an unbounded relaxation is reported as
+"unbounded").
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+import numpy as np
+
+from odtlib.solvers.base import Backend, RunOutcome
+from odtlib.solvers.callbacks import FEASIBILITY_TOL, Callbacks, Values, to_rows
+
+logger = logging.getLogger(__name__)
+
+
+class _Separator:
+    """Runs ``callbacks.lazy`` on a point and keeps the violated rows it has not added yet."""
+
+    def __init__(self, backend: Backend, callbacks: Callbacks):
+        self.backend, self.callbacks = backend, callbacks
+        self.sf = backend.sf
+        self.pending: dict[tuple, object] = {}
+        self.best_x: np.ndarray | None = None
+        self.best_obj = math.inf  # in minimisation terms: sense * objective
+
+    def violated_rows(self, x: np.ndarray) -> list:
+        rows = to_rows(self.callbacks.lazy(Values(x, self.sf.index)), self.sf.index)
+        return [r for r in rows if r.violation(x) > FEASIBILITY_TOL]
+
+    def on_incumbent(self, x: np.ndarray) -> bool:
+        """Separate an improving incumbent; True (= interrupt) when it violates a lazy row."""
+        violated = self.violated_rows(x)
+        if violated:
+            for r in violated:
+                self.pending.setdefault(r.key(), r)
+            return True
+        self.remember_feasible(x)
+        return False
+
+    def remember_feasible(self, x: np.ndarray) -> None:
+        obj = self.sf.sense * self.sf.objective_value(x)
+        if obj < self.best_obj:
+            self.best_obj, self.best_x = obj, x.copy()
+
+
+def restart_loop(backend: Backend, callbacks: Callbacks, time_limit: float) -> tuple[RunOutcome, int]:
+    """Enforce ``callbacks.lazy`` by re-solving; returns (outcome, number of rounds)."""
+    deadline = time.perf_counter() + time_limit
+    sep = _Separator(backend, callbacks)
+    n_lazy, nodes, rounds = 0, None, 0
+    while True:
+        rounds += 1
+        remaining = max(deadline - time.perf_counter(), 0.0)
+        if sep.best_x is not None:
+            backend.set_start(np.arange(sep.sf.n_cols), sep.best_x)
+        out = backend.run(remaining, on_incumbent=sep.on_incumbent if backend.reports_incumbents else None)
+        if out.nodes is not None:
+            nodes = (nodes or 0) + out.nodes
+        if out.status in ("infeasible", "unbounded", "error"):
+            if out.status == "infeasible" and sep.best_x is not None:
+                out = RunOutcome("error", None, None, nodes, "restart loop: a lazy-feasible point "
+                                 "was found but the relaxation became infeasible (inconsistent lazy rows?)")
+            out.nodes, out.n_lazy = nodes, n_lazy
+            return out, rounds
+        if out.x is not None:
+            if not sep.pending:  # the final incumbent was not checked by the hook (or there is no hook)
+                violated = sep.violated_rows(out.x)
+                for r in violated:
+                    sep.pending.setdefault(r.key(), r)
+                if not violated:
+                    sep.remember_feasible(out.x)
+        new_rows = list(sep.pending.values())
+        sep.pending.clear()
+        if new_rows:
+            backend.add_rows(new_rows)
+            n_lazy += len(new_rows)
+        if out.status == "optimal" and not new_rows:
+            return RunOutcome("optimal", out.x, out.bound, nodes, out.message, n_lazy=n_lazy), rounds
+        if not new_rows or time.perf_counter() >= deadline:
+            logger.info("restart loop: time limit after %d rounds, %d lazy rows", rounds, n_lazy)
+            return RunOutcome("time_limit", sep.best_x, out.bound, nodes, out.message, n_lazy=n_lazy), rounds
+        logger.debug("restart loop: round %d added %d rows", rounds, len(new_rows))

@@ -1,0 +1,94 @@
+"""The outcome of one `solve()` call, solver-independent and JSON-friendly."""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+STATUSES = ("optimal", "time_limit", "infeasible", "unbounded", "error")
+
+
+@dataclass
+class SolveResult:
+    """What a solver returned, in one shape for every backend.
+
+    Attributes
+    ----------
+    status : "optimal" | "time_limit" | "infeasible" | "unbounded" | "error"
+        "optimal" means proved within the requested gap (``mip_gap``/``abs_gap``).
+        "time_limit" may come with an incumbent (``has_solution``) or without one.
+    objective : float | None
+        Objective value of the incumbent loaded into the model (None without one).
+    bound : float | None
+        Best proved bound (a lower bound when minimising, an upper bound when maximising).
+    gap : float | None
+        ``|objective - bound| / max(|objective|, 1e-10)``, computed here the same way for every
+        solver (0 when both are equal, None when either is missing).
+    runtime : float
+        Wall seconds of the whole `solve()` call: ``build_time + handoff_time + solve_time``.
+    nodes : int | None
+        Branch-and-bound nodes (summed over rounds of a restart loop; None if the solver does not say).
+    n_lazy, n_cuts : int
+        Lazy-constraint rows and user cuts added by callbacks.
+    solver, solver_version : str
+    build_time : float
+        Seconds spent turning the Pyomo model into arrays (standard-form compilation).
+    handoff_time : float
+        Seconds spent passing the arrays to the solver until it is ready to run.
+    solve_time : float
+        Seconds inside the solver's run call(s), callbacks included, plus loading values back.
+    rounds : int
+        Solver runs: 1, or the number of rounds of the lazy-constraint restart loop.
+    message : str
+        The solver's own status text.
+    extra : dict
+        Backend-specific counters (SCIP: ``heuristic_solutions`` accepted from
+        ``Callbacks.heuristic``).
+    """
+
+    status: str
+    objective: float | None = None
+    bound: float | None = None
+    gap: float | None = None
+    runtime: float = 0.0
+    nodes: int | None = None
+    n_lazy: int = 0
+    n_cuts: int = 0
+    solver: str = ""
+    solver_version: str = ""
+    build_time: float = 0.0
+    handoff_time: float = 0.0
+    solve_time: float = 0.0
+    rounds: int = 1
+    message: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def has_solution(self) -> bool:
+        """True when an incumbent was found and its values were loaded into the model."""
+        return self.objective is not None
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict (infinities and NaN become None)."""
+        return {k: _json_safe(v) for k, v in asdict(self).items()}
+
+
+def relative_gap(objective: float | None, bound: float | None) -> float | None:
+    """The gap as reported in `SolveResult.gap` (same formula for every solver)."""
+    if objective is None or bound is None or not math.isfinite(bound):
+        return None
+    diff = abs(objective - bound)
+    if diff <= 1e-9 * max(1.0, abs(objective)):
+        return 0.0
+    return diff / max(abs(objective), 1e-10)
+
+
+def _json_safe(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if hasattr(value, "item"):  # numpy scalar
+        return _json_safe(value.item())
+    return value

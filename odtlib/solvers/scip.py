@@ -1,0 +1,373 @@
+"""SCIP backend (PySCIPOpt): the same arrays, plus callbacks inside branch-and-cut.
+
+Hand-off: one ``addMatrixVar`` for all columns and one ``addConss`` for all rows (each row an
+``Expr`` built from a dict of cached terms). PySCIPOpt creates constraints one by one in
+Python, ~30-50 us per row: SCIP's hand-off is slower than HiGHS' (see bench/solver_handoff.py)
+but far faster than Pyomo's SCIP interface.
+
+Callbacks (see `odtlib.solvers.callbacks`):
+
+- ``lazy``  -> constraint handler `_LazyHandler` (check / enforce LP / enforce pseudo / lock,
+  plus separation of LP points when ``callbacks.lazy_at_fractional``), enforcement and check
+  priorities below integrality so candidates are integral;
+- ``cut``   -> separator `_CutSeparator`;
+- ``heuristic`` -> primal heuristic `_Heuristic` after each node LP (``trySol``).
+
+With lazy rows the model is incomplete, so SCIP must not draw conclusions from it alone:
+every variable gets up and down locks, dual reductions are switched off
+(``misc/allowstrongdualreds``/``misc/allowweakdualreds``; otherwise a variable that only
+appears in lazy rows is fixed at its best objective value) and presolve restarts are off.
+Rows are added with transformed variables as global cuts (``addCut`` + ``addPoolCut``) and
+cached by content, so a row separated twice is built once.
+
+An exception raised inside a callback interrupts the solve and is re-raised by `solve()`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from odtlib.solvers.base import Backend, RunOutcome, SolveOptions
+from odtlib.solvers.callbacks import FEASIBILITY_TOL, Callbacks, Row, Values, to_rows
+from odtlib.solvers.standard_form import StandardForm, start_vector
+
+try:
+    import pyscipopt
+    from pyscipopt import SCIP_HEURTIMING, SCIP_RESULT, Conshdlr, Heur, Sepa
+    from pyscipopt.scip import Expr, Term
+except ImportError:
+    pyscipopt = None
+    Conshdlr = Heur = Sepa = object
+
+_STATUS = {
+    "optimal": "optimal",
+    "gaplimit": "optimal",
+    "timelimit": "time_limit",
+    "userinterrupt": "time_limit",
+    "nodelimit": "time_limit",
+    "totalnodelimit": "time_limit",
+    "stallnodelimit": "time_limit",
+    "memlimit": "time_limit",
+    "sollimit": "time_limit",
+    "bestsollimit": "time_limit",
+    "restartlimit": "time_limit",
+    "infeasible": "infeasible",
+    "unbounded": "unbounded",
+}
+
+
+class ScipBackend(Backend):
+    name = "scip"
+    supports_callbacks = True
+
+    def __init__(self, sf: StandardForm, options: SolveOptions):
+        super().__init__(sf, options)
+        m = self.m = pyscipopt.Model()
+        if not options.log:
+            m.hideOutput()
+        inf = m.infinity()
+        binary = sf.is_integer & (sf.col_lb >= 0) & (sf.col_ub <= 1)
+        vtype = np.where(binary, "B", np.where(sf.is_integer, "I", "C"))
+        self.X = m.addMatrixVar(
+            (sf.n_cols,), vtype=vtype,
+            lb=np.maximum(sf.col_lb, -inf), ub=np.minimum(sf.col_ub, inf), obj=sf.c,
+        )
+        self.vars = list(self.X)
+        self._terms = [Term(v) for v in self.vars]
+        if sf.sense == -1:
+            m.setMaximize()
+        if sf.c_offset:
+            m.addObjoffset(sf.c_offset)
+        m.addConss(self._expr_conss(sf.A.indptr, sf.A.indices, sf.A.data, sf.row_lb, sf.row_ub))
+        m.setParam("limits/gap", options.mip_gap)
+        m.setParam("limits/absgap", options.abs_gap)
+        m.setParam("randomization/randomseedshift", int(options.seed))
+        m.setParam("lp/threads", int(options.threads))
+
+    @staticmethod
+    def available() -> bool:
+        return pyscipopt is not None
+
+    @staticmethod
+    def version() -> str:
+        return f"{pyscipopt.Model().version()} (PySCIPOpt {pyscipopt.__version__})" if pyscipopt else ""
+
+    def _expr_conss(self, indptr, indices, data, lb, ub) -> list:
+        terms, inf = self._terms, self.m.infinity()
+        conss = []
+        ip, ind, dat = indptr.tolist(), indices.tolist(), data.tolist()
+        for i, (lo, up) in enumerate(zip(lb.tolist(), ub.tolist())):
+            s, e = ip[i], ip[i + 1]
+            expr = Expr(dict(zip([terms[j] for j in ind[s:e]], dat[s:e])))
+            if lo == up:
+                conss.append(expr == up)
+            elif lo <= -inf:
+                conss.append(expr <= up)
+            elif up >= inf:
+                conss.append(expr >= lo)
+            else:
+                conss.append((lo <= expr) <= up)
+        return conss
+
+    def set_start(self, cols: np.ndarray, vals: np.ndarray) -> None:
+        m = self.m
+        sol = m.createSol() if len(cols) == self.sf.n_cols else m.createPartialSol()
+        for j, v in zip(cols.tolist(), vals.tolist()):
+            m.setSolVal(sol, self.vars[j], v)
+        m.addSol(sol)
+
+    def values(self, sol=None) -> np.ndarray:
+        """Column values of a SCIP solution (None: the current LP/pseudo solution)."""
+        return np.asarray(self.m.getSolVal(sol, self.X), dtype=float)
+
+    def run(self, time_limit: float, callbacks: Callbacks | None = None, on_incumbent=None) -> RunOutcome:
+        m = self.m
+        if math.isfinite(time_limit):
+            m.setParam("limits/time", max(time_limit, 0.0))
+        plugins = _install_callbacks(self, callbacks) if callbacks is not None else []
+        m.optimize()
+        for plugin in plugins:
+            if plugin.error is not None:
+                raise plugin.error
+        n_lazy = sum(getattr(p, "n_lazy", 0) for p in plugins)
+        n_cuts = sum(getattr(p, "n_cuts", 0) for p in plugins)
+        extra = {"heuristic_solutions": p.n_found for p in plugins if isinstance(p, _Heuristic)}
+        raw = m.getStatus()
+        status = _STATUS.get(raw, "error")
+        sol = m.getBestSol() if m.getNSols() > 0 else None
+        x = self.values(sol) if sol is not None and status not in ("infeasible",) else None
+        bound = m.getDualbound() if status in ("optimal", "time_limit") else None
+        if bound is not None and abs(bound) >= m.infinity():
+            bound = None
+        if raw == "inforunbd":
+            status = self._infeasible_or_unbounded()
+        return RunOutcome(status, x, bound, int(m.getNNodes()), raw, n_lazy=n_lazy, n_cuts=n_cuts,
+                          extra=extra)
+
+    def _infeasible_or_unbounded(self) -> str:
+        """Decide SCIP's 'infeasible or unbounded' by solving the model with zero objective."""
+        feas = ScipBackend(replace(self.sf, c=np.zeros(self.sf.n_cols), c_offset=0.0), self.options)
+        return "unbounded" if feas.run(math.inf).status == "optimal" else "infeasible"
+
+
+def _row_cons(terms, r: Row):
+    expr = Expr(dict(zip([terms[j] for j in r.cols.tolist()], r.coefs.tolist())))
+    if r.lb == r.ub:
+        return expr == r.ub
+    if not math.isfinite(r.lb):
+        return expr <= r.ub
+    if not math.isfinite(r.ub):
+        return expr >= r.lb
+    return (r.lb <= expr) <= r.ub
+
+
+# --------------------------------------------------------------------------------------
+# callbacks
+
+
+def _install_callbacks(backend: ScipBackend, callbacks: Callbacks) -> list:
+    m = backend.m
+    plugins = []
+    cuts = _CutAdder(backend)
+    if callbacks.has_lazy:
+        m.setParam("misc/allowstrongdualreds", False)
+        m.setParam("misc/allowweakdualreds", False)
+        m.setParam("presolving/maxrestarts", 0)
+        handler = _LazyHandler(backend, callbacks, cuts)
+        m.includeConshdlr(
+            handler, "odtlib_lazy", "lazy constraints from odtlib Callbacks.lazy",
+            sepapriority=0, enfopriority=-1, chckpriority=-1,
+            sepafreq=1 if callbacks.lazy_at_fractional else -1, needscons=False,
+        )
+        plugins.append(handler)
+    if callbacks.has_cut:
+        sepa = _CutSeparator(backend, callbacks, cuts)
+        m.includeSepa(sepa, "odtlib_cuts", "user cuts from odtlib Callbacks.cut", priority=1000, freq=1)
+        plugins.append(sepa)
+    if callbacks.has_heuristic:
+        heur = _Heuristic(backend, callbacks)
+        m.includeHeur(heur, "odtlib_heur", "odtlib Callbacks.heuristic", "Y", priority=1000,
+                      freq=1, timingmask=SCIP_HEURTIMING.AFTERLPNODE)
+        plugins.append(heur)
+    return plugins
+
+
+class _CutAdder:
+    """Turns `Row`s into SCIP LP rows over transformed variables (cached) and adds the
+    violated ones as global cuts."""
+
+    def __init__(self, backend: ScipBackend):
+        self.backend = backend
+        self._tvars: dict[int, object] = {}
+        self._rows: dict[tuple, object] = {}
+
+    def _tvar(self, j: int):
+        tv = self._tvars.get(j)
+        if tv is None:
+            tv = self._tvars[j] = self.backend.m.getTransformedVar(self.backend.vars[j])
+        return tv
+
+    def add(self, rows: list[Row], x: np.ndarray) -> tuple[int, bool]:
+        """Add the rows violated at x; returns (number added, cutoff detected)."""
+        m, inf = self.backend.m, self.backend.m.infinity()
+        added, cutoff = 0, False
+        for r in rows:
+            if r.violation(x) <= FEASIBILITY_TOL:
+                continue
+            key = r.key()
+            row = self._rows.get(key)
+            if row is None:
+                row = m.createEmptyRowUnspec(
+                    lhs=r.lb if math.isfinite(r.lb) else -inf,
+                    rhs=r.ub if math.isfinite(r.ub) else inf,
+                    local=False, removable=True,
+                )
+                m.cacheRowExtensions(row)
+                for j, a in zip(r.cols.tolist(), r.coefs.tolist()):
+                    m.addVarToRow(row, self._tvar(j), a)
+                m.flushRowExtensions(row)
+                self._rows[key] = row
+                added += 1
+            cutoff |= m.addCut(row, forcecut=True)
+            m.addPoolCut(row)
+        return added, cutoff
+
+
+class _GuardedPlugin:
+    """Stores the first exception of a user callback and interrupts the solve."""
+
+    error: BaseException | None = None
+
+    def _fail(self, exc: BaseException) -> None:
+        if self.error is None:
+            self.error = exc
+        self.model.interruptSolve()
+
+
+class _LazyHandler(Conshdlr, _GuardedPlugin):
+    def __init__(self, backend: ScipBackend, callbacks: Callbacks, cuts: _CutAdder):
+        self.backend, self.callbacks, self.cuts = backend, callbacks, cuts
+        self.error = None
+        self.n_lazy = 0
+
+    def _violated(self, sol, integral: bool) -> tuple[list[Row], np.ndarray]:
+        x = self.backend.values(sol)
+        index = self.backend.sf.index
+        rows = to_rows(self.callbacks.lazy(Values(x, index, is_integral=integral)), index)
+        return [r for r in rows if r.violation(x) > FEASIBILITY_TOL], x
+
+    def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason,
+                  completely, **kwargs):
+        if self.error is not None:
+            return {"result": SCIP_RESULT.INFEASIBLE}
+        try:
+            violated, _ = self._violated(solution, True)
+        except Exception as exc:  # noqa: BLE001 - re-raised after the solve
+            self._fail(exc)
+            return {"result": SCIP_RESULT.INFEASIBLE}
+        return {"result": SCIP_RESULT.INFEASIBLE if violated else SCIP_RESULT.FEASIBLE}
+
+    def _enforce(self):
+        if self.error is not None:
+            return {"result": SCIP_RESULT.CUTOFF}
+        try:
+            violated, x = self._violated(None, True)
+            if not violated:
+                return {"result": SCIP_RESULT.FEASIBLE}
+            added, cutoff = self.cuts.add(violated, x)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(exc)
+            return {"result": SCIP_RESULT.CUTOFF}
+        self.n_lazy += added
+        return {"result": SCIP_RESULT.CUTOFF if cutoff else SCIP_RESULT.SEPARATED}
+
+    def consenfolp(self, constraints, nusefulconss, solinfeasible):
+        return self._enforce()
+
+    def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+        # no LP at this node: add the violated rows as constraints
+        if self.error is not None:
+            return {"result": SCIP_RESULT.CUTOFF}
+        try:
+            violated, _ = self._violated(None, True)
+            if not violated:
+                return {"result": SCIP_RESULT.FEASIBLE}
+            for r in violated:
+                self.model.addCons(_row_cons(self.backend._terms, r))
+        except Exception as exc:  # noqa: BLE001
+            self._fail(exc)
+            return {"result": SCIP_RESULT.CUTOFF}
+        self.n_lazy += len(violated)
+        return {"result": SCIP_RESULT.CONSADDED}
+
+    def conssepalp(self, constraints, nusefulconss):  # only when lazy_at_fractional
+        if self.error is not None:
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        try:
+            violated, x = self._violated(None, False)
+            added, cutoff = self.cuts.add(violated, x) if violated else (0, False)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(exc)
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        self.n_lazy += added
+        if cutoff:
+            return {"result": SCIP_RESULT.CUTOFF}
+        return {"result": SCIP_RESULT.SEPARATED if violated else SCIP_RESULT.DIDNOTFIND}
+
+    def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+        n = nlockspos + nlocksneg
+        for v in self.backend.vars:
+            self.model.addVarLocks(v, n, n)
+
+
+class _CutSeparator(Sepa, _GuardedPlugin):
+    def __init__(self, backend: ScipBackend, callbacks: Callbacks, cuts: _CutAdder):
+        self.backend, self.callbacks, self.cuts = backend, callbacks, cuts
+        self.error = None
+        self.n_cuts = 0
+
+    def sepaexeclp(self):
+        if self.error is not None:
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        try:
+            x = self.backend.values(None)
+            index = self.backend.sf.index
+            rows = to_rows(self.callbacks.cut(Values(x, index, is_integral=False)), index)
+            violated = [r for r in rows if r.violation(x) > FEASIBILITY_TOL]
+            added, cutoff = self.cuts.add(violated, x) if violated else (0, False)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(exc)
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        self.n_cuts += added
+        if cutoff:
+            return {"result": SCIP_RESULT.CUTOFF}
+        return {"result": SCIP_RESULT.SEPARATED if violated else SCIP_RESULT.DIDNOTFIND}
+
+
+class _Heuristic(Heur, _GuardedPlugin):
+    def __init__(self, backend: ScipBackend, callbacks: Callbacks):
+        self.backend, self.callbacks = backend, callbacks
+        self.error = None
+        self.n_found = 0
+
+    def heurexec(self, heurtiming, nodeinfeasible):
+        if self.error is not None:
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        try:
+            index = self.backend.sf.index
+            proposal = self.callbacks.heuristic(Values(self.backend.values(None), index, is_integral=False))
+            if proposal is None:
+                return {"result": SCIP_RESULT.DIDNOTFIND}
+            m = self.model
+            sol = m.createSol(self)
+            cols, vals = start_vector(self.backend.sf, proposal)
+            for j, val in zip(cols.tolist(), vals.tolist()):
+                m.setSolVal(sol, self.backend.vars[j], val)
+            accepted = m.trySol(sol, printreason=False)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(exc)
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        self.n_found += bool(accepted)
+        return {"result": SCIP_RESULT.FOUNDSOL if accepted else SCIP_RESULT.DIDNOTFIND}

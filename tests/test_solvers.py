@@ -1,0 +1,457 @@
+"""Tests of odtlib.solvers: every backend against brute-force optima on small models, limits,
+statuses, warm starts, callbacks (lazy rows, cuts, heuristic) and error messages."""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from scipy.optimize import linprog
+
+from odtlib.solvers import (
+    SOLVERS,
+    Callbacks,
+    LinearRow,
+    SolverNotAvailableError,
+    available_solvers,
+    solve,
+)
+
+AVAILABLE = available_solvers()
+ALL = [pytest.param(s, marks=pytest.mark.skipif(s not in AVAILABLE, reason=f"{s} not installed"))
+       for s in SOLVERS]
+RESTART = [s for s in ("highs", "glpk") if s in AVAILABLE]
+NEEDS_SCIP = pytest.mark.skipif("scip" not in AVAILABLE, reason="pyscipopt not installed")
+
+
+# ---------------------------------------------------------------------------------------
+# small MIPs with brute-force optima
+
+
+def random_mip(seed: int):
+    """Integer variables 0..3 and binaries, <=, >=, == and ranged rows, random sense."""
+    rng = np.random.default_rng(seed)
+    n_int, n_bin, n_rows = 3, 3, 4
+    A = rng.integers(-3, 5, size=(n_rows, n_int + n_bin))
+    c = rng.integers(-5, 8, size=n_int + n_bin)
+    x0 = np.r_[rng.integers(0, 4, n_int), rng.integers(0, 2, n_bin)]  # keeps the model feasible
+    act = A @ x0
+    kinds = ["le", "ge", "eq", "range"]
+    sense = pyo.maximize if seed % 2 else pyo.minimize
+    m = pyo.ConcreteModel()
+    m.y = pyo.Var(range(n_int), domain=pyo.NonNegativeIntegers, bounds=(0, 3))
+    m.b = pyo.Var(range(n_bin), domain=pyo.Binary)
+    xs = [m.y[i] for i in range(n_int)] + [m.b[i] for i in range(n_bin)]
+    m.obj = pyo.Objective(expr=sum(int(c[j]) * xs[j] for j in range(len(xs))) + 7, sense=sense)
+    m.rows = pyo.ConstraintList()
+    rows = []
+    for i, kind in enumerate(kinds):
+        body = sum(int(A[i, j]) * xs[j] for j in range(len(xs)))
+        lo, up = {"le": (-math.inf, act[i] + 2), "ge": (act[i] - 1, math.inf),
+                  "eq": (act[i], act[i]), "range": (act[i] - 2, act[i] + 1)}[kind]
+        if kind == "le":
+            m.rows.add(body <= int(up))
+        elif kind == "ge":
+            m.rows.add(body >= int(lo))
+        elif kind == "eq":
+            m.rows.add(body == int(up))
+        else:
+            m.rows.add(pyo.inequality(int(lo), body, int(up)))
+        rows.append((lo, up))
+    best = None
+    for point in itertools.product(*([range(4)] * n_int + [range(2)] * n_bin)):
+        p = np.array(point)
+        a = A @ p
+        if all(lo <= a_i <= up for a_i, (lo, up) in zip(a, rows)):
+            val = float(c @ p + 7)
+            if best is None or (val > best if sense == pyo.maximize else val < best):
+                best = val
+    return m, xs, best
+
+
+@pytest.mark.parametrize("solver", ALL)
+@pytest.mark.parametrize("seed", range(4))
+def test_small_mip_matches_brute_force(solver, seed):
+    m, xs, best = random_mip(seed)
+    res = solve(m, solver=solver)
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(best)
+    assert res.bound == pytest.approx(best, abs=1e-6)
+    assert res.gap == pytest.approx(0.0, abs=1e-9)
+    # values are loaded into the Pyomo model and are feasible
+    assert pyo.value(m.obj) == pytest.approx(best)
+    for con in m.rows.values():
+        assert con.lslack() >= -1e-6 and con.uslack() >= -1e-6
+    assert all(float(v.value).is_integer() for v in xs)
+    assert res.solver == solver and res.solver_version
+    assert res.runtime >= res.build_time + res.handoff_time - 1e-9
+
+
+@pytest.mark.parametrize("solver", ALL)
+def test_lp_matches_scipy_linprog(solver):
+    rng = np.random.default_rng(3)
+    A = rng.uniform(0, 1, size=(5, 4))
+    b = rng.uniform(1, 2, size=5)
+    c = rng.uniform(0.5, 2, size=4)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(4), bounds=(0, 1.5))
+    m.obj = pyo.Objective(expr=sum(c[j] * m.x[j] for j in range(4)), sense=pyo.maximize)
+    m.c = pyo.Constraint(range(5), rule=lambda m, i: sum(A[i, j] * m.x[j] for j in range(4)) <= b[i])
+    ref = linprog(-c, A_ub=A, b_ub=b, bounds=[(0, 1.5)] * 4)
+    res = solve(m, solver=solver)
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(-ref.fun, rel=1e-6)
+
+
+@pytest.mark.parametrize("solver", ALL)
+def test_infeasible_and_unbounded_are_reported(solver):
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(2), domain=pyo.Binary)
+    m.obj = pyo.Objective(expr=m.x[0] + m.x[1], sense=pyo.maximize)
+    m.c = pyo.Constraint(expr=m.x[0] + m.x[1] >= 3)
+    res = solve(m, solver=solver)
+    assert res.status == "infeasible" and res.objective is None
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.NonNegativeIntegers)
+    m.y = pyo.Var(domain=pyo.Binary)
+    m.obj = pyo.Objective(expr=m.x + m.y, sense=pyo.maximize)
+    m.c = pyo.Constraint(expr=m.x - m.y >= 1)
+    assert solve(m, solver=solver).status == "unbounded"
+
+
+def hard_knapsack(n=100, m=8, seed=0):
+    """Multi-dimensional knapsack: no free solver proves it in a second."""
+    rng = np.random.default_rng(seed)
+    W = rng.integers(1, 1000, size=(m, n))
+    cap = W.sum(1) // 4
+    v = W.sum(0) // m + rng.integers(1, 50, size=n)
+    M = pyo.ConcreteModel()
+    M.x = pyo.Var(range(n), domain=pyo.Binary)
+    M.obj = pyo.Objective(expr=sum(int(v[j]) * M.x[j] for j in range(n)), sense=pyo.maximize)
+    M.c = pyo.Constraint(range(m), rule=lambda M, i: sum(int(W[i, j]) * M.x[j] for j in range(n)) <= int(cap[i]))
+    return M, W, cap, v
+
+
+@pytest.mark.parametrize("solver", ALL)
+def test_time_limit_returns_incumbent_bound_and_gap(solver):
+    M, W, cap, v = hard_knapsack()
+    res = solve(M, solver=solver, time_limit=1)
+    assert res.status == "time_limit"
+    assert res.runtime < 1 + 10  # generous: the limit is honoured, not a speed assertion
+    assert res.has_solution
+    x = np.array([M.x[j].value for j in range(len(v))])
+    assert np.all(W @ x <= cap) and res.objective == pytest.approx(float(v @ x))
+    if res.bound is not None:  # glpsol may not print one
+        assert res.bound >= res.objective - 1e-6
+        assert res.gap == pytest.approx((res.bound - res.objective) / res.objective)
+    json.dumps(res.to_dict())
+
+
+def greedy_start(M, W, cap, v):
+    """A poor feasible solution: items in index order while they fit."""
+    x = np.zeros(len(v))
+    for j in range(len(v)):
+        if np.all(W @ x + W[:, j] <= cap):
+            x[j] = 1
+    return x
+
+
+@pytest.mark.parametrize("solver", ["highs", "scip"])
+def test_warm_start_is_used(solver):
+    if solver not in AVAILABLE:
+        pytest.skip(f"{solver} not installed")
+    M, W, cap, v = hard_knapsack()
+    x = greedy_start(M, W, cap, v)
+    pairs = [(M.x[j], x[j]) for j in range(len(v))]
+    start = pyo.ComponentMap(pairs) if solver == "highs" else pairs  # both forms are accepted
+    # with no time to search, the only incumbent the solver can have is the start
+    res = solve(M, solver=solver, time_limit=0.0, warm_start=start)
+    assert res.objective == pytest.approx(float(v @ x))
+    assert [M.x[j].value for j in range(len(v))] == x.tolist()
+    # without the start there is no incumbent at all
+    M2 = hard_knapsack()[0]
+    assert solve(M2, solver=solver, time_limit=0.0).objective is None
+
+
+# ---------------------------------------------------------------------------------------
+# lazy constraints: TSP with subtour elimination given only lazily
+
+
+def tsp_model(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    pts = rng.uniform(0, 100, size=(n, 2))
+    d = np.rint(np.linalg.norm(pts[:, None] - pts[None], axis=2))
+    edges = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(edges, domain=pyo.Binary)
+    m.obj = pyo.Objective(expr=sum(d[i, j] * m.x[i, j] for i, j in edges))
+    m.degree = pyo.Constraint(range(n), rule=lambda m, k: sum(m.x[e] for e in edges if k in e) == 2)
+    return m, d, edges
+
+
+def tsp_brute_force(d) -> float:
+    n = len(d)
+    return min(sum(d[p[k], p[(k + 1) % n]] for k in range(n))
+               for p in ((0,) + q for q in itertools.permutations(range(1, n))))
+
+
+def components(n, edges, chosen):
+    parent = list(range(n))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for (i, j), on in zip(edges, chosen):
+        if on:
+            parent[find(i)] = find(j)
+    groups = {}
+    for k in range(n):
+        groups.setdefault(find(k), []).append(k)
+    return list(groups.values())
+
+
+class SubtourCuts(Callbacks):
+    """Subtour elimination sum_{e in E(S)} x_e <= |S| - 1 for each component S of the support."""
+
+    def __init__(self, m, n, edges, row_form="fast", fractional_cuts=False):
+        self.m, self.n, self.edges = m, n, edges
+        self.row_form = row_form
+        self.fractional_cuts = fractional_cuts
+        self.calls = 0
+
+    def _rows(self, values, threshold):
+        x = values.array(self.m.x)  # index order of m.x == self.edges
+        comps = components(self.n, self.edges, x > threshold)
+        if len(comps) == 1:
+            return []
+        cols = values.columns(self.m.x)
+        rows = []
+        for S in comps:
+            inside = [k for k, (i, j) in enumerate(self.edges) if i in S and j in S]
+            if self.row_form == "fast":
+                rows.append(LinearRow(cols[inside], np.ones(len(inside)), ub=len(S) - 1))
+            else:
+                rows.append(sum(self.m.x[self.edges[k]] for k in inside) <= len(S) - 1)
+        return rows
+
+    def lazy(self, values):
+        self.calls += 1
+        assert values.is_integral
+        return self._rows(values, 0.5)
+
+    def cut(self, values):
+        return self._rows(values, 1e-6) if self.fractional_cuts else []
+
+
+TSP_CASES = [(6, 0), (7, 1), (8, 2)]
+
+
+def test_tsp_relaxation_without_lazy_rows_is_wrong():
+    """The lazy rows matter: without them the degree-only relaxation misses the optimum."""
+    wrong = 0
+    for n, seed in TSP_CASES:
+        m, d, _ = tsp_model(n, seed)
+        wrong += solve(m).objective < tsp_brute_force(d) - 1e-6
+    assert wrong >= 1
+
+
+@pytest.mark.parametrize("solver", ["scip"] + RESTART + ["gurobi", "cplex"])
+@pytest.mark.parametrize("row_form", ["fast", "pyomo"])
+def test_lazy_subtour_elimination_gives_tsp_optimum(solver, row_form):
+    if solver not in AVAILABLE:
+        pytest.skip(f"{solver} not installed")
+    for n, seed in TSP_CASES:
+        m, d, edges = tsp_model(n, seed)
+        cb = SubtourCuts(m, n, edges, row_form)
+        res = solve(m, solver=solver, callbacks=cb, time_limit=60)
+        assert res.status == "optimal"
+        assert res.objective == pytest.approx(tsp_brute_force(d))
+        chosen = [m.x[e].value > 0.5 for e in edges]
+        assert len(components(n, edges, chosen)) == 1  # the loaded solution is one tour
+        assert cb.calls > 0
+
+
+@NEEDS_SCIP
+def test_scip_cuts_do_not_change_the_optimum():
+    total_cuts = 0
+    for n, seed in TSP_CASES:
+        m, d, edges = tsp_model(n, seed)
+        res = solve(m, solver="scip", callbacks=SubtourCuts(m, n, edges, fractional_cuts=True))
+        assert res.status == "optimal" and res.objective == pytest.approx(tsp_brute_force(d))
+        total_cuts += res.n_cuts
+    assert total_cuts > 0  # the separator really added rows
+
+
+@NEEDS_SCIP
+def test_scip_lazy_at_fractional_points():
+    n, seed = 8, 2
+    m, d, edges = tsp_model(n, seed)
+    cb = SubtourCuts(m, n, edges)
+    cb.lazy_at_fractional = True
+    cb.lazy = lambda values: cb._rows(values, 0.5 if values.is_integral else 1e-6)
+    res = solve(m, solver="scip", callbacks=cb)
+    assert res.status == "optimal" and res.objective == pytest.approx(tsp_brute_force(d))
+
+
+class ProposeOnce(Callbacks):
+    def __init__(self, proposal):
+        self.proposal, self.proposed = proposal, 0
+
+    def heuristic(self, values):
+        if self.proposed:
+            return None
+        self.proposed += 1
+        return self.proposal
+
+
+def knapsack(n=16, seed=5):
+    """A 4-row knapsack (SCIP's presolve does not solve it away) and its brute-force optimum."""
+    M, W, cap, v = hard_knapsack(n=n, m=4, seed=seed)
+    points = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+    feasible = points[np.all(points @ W.T <= cap, axis=1)]
+    p = feasible[np.argmax(feasible @ v)]
+    return M, (float(v @ p), p)
+
+
+@NEEDS_SCIP
+def test_scip_heuristic_proposal_is_accepted_and_infeasible_one_rejected():
+    m, (best, p) = knapsack()
+    # a feasible point SCIP is unlikely to have found itself (a duplicate would not be stored):
+    # the optimum minus one of its items
+    q = p.copy()
+    q[np.flatnonzero(p)[0]] = 0
+    res = solve(m, solver="scip", callbacks=ProposeOnce(pyo.ComponentMap((m.x[j], q[j]) for j in m.x)))
+    assert res.extra["heuristic_solutions"] == 1
+    assert res.objective == pytest.approx(best)
+
+    m, (best, _) = knapsack()
+    res = solve(m, solver="scip", callbacks=ProposeOnce(pyo.ComponentMap((m.x[j], 1) for j in m.x)))
+    assert res.extra["heuristic_solutions"] == 0  # violates the capacity
+    assert res.objective == pytest.approx(best)
+
+
+@NEEDS_SCIP
+def test_scip_heuristic_cannot_bypass_lazy_rows():
+    n, seed = 6, 0
+    m, d, edges = tsp_model(n, seed)
+    # two triangles: degree-feasible but two subtours
+    tri = {(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)}
+    cb = SubtourCuts(m, n, edges)
+    cb.heuristic = lambda values: pyo.ComponentMap((m.x[e], float(e in tri)) for e in edges)
+    res = solve(m, solver="scip", callbacks=cb)
+    assert res.objective == pytest.approx(tsp_brute_force(d))
+    assert res.extra["heuristic_solutions"] == 0
+
+
+def test_values_api_and_fixed_variables_in_lazy_rows():
+    """values[var], values.array(IndexedVar) order, and a fixed variable inside a lazy row."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(["b", "a", "c"], domain=pyo.Binary)
+    m.f = pyo.Var(domain=pyo.Binary)
+    m.f.fix(1)
+    m.obj = pyo.Objective(expr=3 * m.x["a"] + 2 * m.x["b"] + m.x["c"] + m.f, sense=pyo.maximize)
+    seen = []
+
+    class AtMostOne(Callbacks):
+        def lazy(self, values):
+            arr = values.array(m.x)
+            seen.append((arr.tolist(), [values[m.x[k]] for k in ("b", "a", "c")], values[m.f]))
+            return [m.x["a"] + m.x["b"] + m.x["c"] + m.f <= 2]  # with f fixed to 1: at most one x
+
+    for solver in ["highs"] + (["scip"] if "scip" in AVAILABLE else []):
+        seen.clear()
+        res = solve(m, solver=solver, callbacks=AtMostOne())
+        assert res.objective == pytest.approx(4.0) and m.x["a"].value == 1
+        arr, by_var, f = seen[0]
+        assert arr == by_var and f == 1.0
+
+
+def test_highs_threads_change_between_solves():
+    for threads in (1, 2, 1):
+        m, xs, best = random_mip(1)
+        assert solve(m, threads=threads).objective == pytest.approx(best)
+
+
+def test_gaps_are_passed_through():
+    M = hard_knapsack(n=40, m=3)[0]
+    res = solve(M, mip_gap=0.5)
+    assert res.status == "optimal" and res.gap <= 0.5
+    with pytest.raises(ValueError, match="mip_gap"):
+        solve(M, mip_gap=-1)
+
+
+def test_unknown_solver_lists_known_ones():
+    m, _, _ = random_mip(0)
+    with pytest.raises(ValueError, match="known solvers: highs, scip, glpk, gurobi, cplex"):
+        solve(m, solver="cbc")
+
+
+def test_missing_solver_names_the_package(monkeypatch):
+    import odtlib.solvers.glpk as glpk_mod
+    import odtlib.solvers.scip as scip_mod
+
+    m, _, _ = random_mip(0)
+    monkeypatch.setattr(scip_mod, "pyscipopt", None)
+    with pytest.raises(SolverNotAvailableError, match="pip install pyscipopt"):
+        solve(m, solver="scip")
+    monkeypatch.setattr(glpk_mod, "glpsol_path", lambda: None)
+    with pytest.raises(SolverNotAvailableError, match="glpk-utils"):
+        solve(m, solver="glpk")
+    assert "scip" not in available_solvers() and "glpk" not in available_solvers()
+
+
+def test_callback_exception_propagates():
+    class Broken(Callbacks):
+        def lazy(self, values):
+            raise RuntimeError("bug in separation")
+
+    for solver in ["highs"] + (["scip"] if "scip" in AVAILABLE else []):
+        m, _, _ = random_mip(0)
+        with pytest.raises(RuntimeError, match="bug in separation"):
+            solve(m, solver=solver, callbacks=Broken())
+
+
+def test_result_to_dict_is_json():
+    m, _, best = random_mip(2)
+    d = solve(m).to_dict()
+    assert json.loads(json.dumps(d))["objective"] == pytest.approx(best)
+    assert {"status", "objective", "bound", "gap", "runtime", "nodes", "n_lazy", "n_cuts", "solver",
+            "solver_version", "build_time", "handoff_time", "solve_time"} <= set(d)
+
+
+class SlowSubtourCuts(SubtourCuts):
+    """Subtour elimination that takes 0.3 s per call, so the time limit strikes mid-loop."""
+
+    def lazy(self, values):
+        import time
+
+        time.sleep(0.3)
+        return super().lazy(values)
+
+
+@pytest.mark.parametrize("solver", ["scip"] + RESTART)
+def test_time_limit_with_lazy_rows_returns_only_lazy_feasible_incumbents(solver):
+    if solver not in AVAILABLE:
+        pytest.skip(f"{solver} not installed")
+    for n, seed in TSP_CASES:
+        m, d, edges = tsp_model(n, seed)
+        if solve(m).objective >= tsp_brute_force(d) - 1e-6:
+            continue  # only instances whose relaxation is wrong need lazy rows
+        # the first lazy call alone outlasts the limit; the relaxation's first incumbent has subtours
+        res = solve(m, solver=solver, callbacks=SlowSubtourCuts(m, n, edges), time_limit=0.2)
+        assert res.status == "time_limit"
+        if res.has_solution:  # whatever is returned satisfies every lazy row
+            chosen = [m.x[e].value > 0.5 for e in edges]
+            assert len(components(n, edges, chosen)) == 1
+        if res.bound is not None:  # a bound of a relaxation: never above the optimum (min)
+            assert res.bound <= tsp_brute_force(d) + 1e-6
+        break
+    else:
+        pytest.fail("no TSP case needs lazy rows")
