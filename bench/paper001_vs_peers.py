@@ -1,0 +1,229 @@
+"""Time to proven optimum: odtlib's paper-001 models on free solvers vs the peer odtlearn (CBC).
+
+For each instance (dataset of paper 001's Table 1, depth, split penalty λ) and method, one fit on the
+full dataset (the in-sample optimisation problem), each in its own subprocess with a hard wall-clock
+kill at ``time limit + grace``. The reference optimum comes from outside any MIP: STreeD (pystreed) at
+λ = 0 and the exhaustive search of tests/oracles.py (which handles λ > 0); the ``correct`` column says
+whether a method's objective equals it (only meaningful when the method claims optimality; a wrong
+"optimal" is a defect of that method).
+
+Methods: ``flow-highs``, ``flow-scip``, ``flow-scip-cuts4`` (FlowOCT, the last with the valid inequalities
+(4) as user cuts), ``benders-scip`` (lazy cuts in one branch-and-bound), ``benders-scip-frac`` (plus min-cut
+separation at fractional LP points), ``benders-highs`` (restart loop), ``oct-highs``, ``binoct-highs``
+(λ = 0 only), ``odtlearn-flow-cbc``,
+``odtlearn-benders-cbc`` (odtlearn 1.1 with CBC), and ``reference`` (the oracle itself, timed).
+
+Usage::
+
+    ODTLIB_DATA_MIRROR=/work/shared/uci .venv/bin/python bench/paper001_vs_peers.py \\
+        --datasets monk1 monk3 house-votes-84 --depths 2 --lambdas 0 0.5 --time-limit 60 \\
+        --output bench/results/paper001_vs_peers.csv
+
+Rows already in ``--output`` (same dataset, depth, λ, method, time limit) are skipped, so an interrupted
+run resumes. At the end the script prints the table, median times per method and the speed ratios
+against ``flow-highs``.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
+            "kr-vs-kp")
+OURS = {   # method -> (estimator, solver, extra switches)
+    "flow-highs": ("FlowOCT", "highs", {}),
+    "flow-scip": ("FlowOCT", "scip", {}),
+    "flow-scip-cuts4": ("FlowOCT", "scip", {"valid_inequalities": True}),
+    "benders-scip": ("BendersOCT", "scip", {}),
+    "benders-scip-frac": ("BendersOCT", "scip", {"fractional_cuts": True}),
+    "benders-highs": ("BendersOCT", "highs", {}),
+    "oct-highs": ("OCT", "highs", {}),
+    "binoct-highs": ("BinOCT", "highs", {}),
+}
+PEERS = {"odtlearn-flow-cbc": "FlowOCT", "odtlearn-benders-cbc": "BendersOCT"}
+METHODS = (*OURS, *PEERS, "reference")
+DEFAULT_METHODS = ("reference", "flow-highs", "flow-scip", "benders-scip", "benders-highs",
+                   "odtlearn-flow-cbc", "odtlearn-benders-cbc")
+FIELDS = ["dataset", "depth", "lam", "method", "time_limit", "status", "objective", "bound", "wall_s",
+          "nodes", "n_lazy", "reference", "correct", "message"]
+GRACE = 30.0   # seconds past the time limit before a run is killed
+
+
+# ----------------------------------------------------------------------------------------- one run (child)
+def load(dataset: str) -> tuple[np.ndarray, np.ndarray]:
+    from odtlib.data import paper_dataset
+
+    X, y, _ = paper_dataset("001", dataset)
+    return X.to_numpy(dtype=np.int64), np.unique(y.to_numpy(), return_inverse=True)[1]
+
+
+def reference_objective(X, y, depth: int, lam: float) -> float:
+    """The optimum from outside the MIPs: STreeD at λ = 0, the exhaustive search for λ > 0."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from oracles import brute_force_tree, pystreed_correct
+
+    if lam == 0:
+        return float(pystreed_correct(X, y, depth))
+    return float(brute_force_tree(X, y, depth, lam)[0])
+
+
+def run_ours(method: str, X, y, depth: int, lam: float, time_limit: float) -> dict:
+    import odtlib.models as models
+
+    cls_name, solver, switches = OURS[method]
+    params = dict(depth=depth, solver=solver, time_limit=time_limit, threads=1, **switches)
+    if cls_name != "BinOCT":
+        params["split_penalty"] = lam
+    est = getattr(models, cls_name)(**params).fit(X, y)
+    r = est.solve_result_
+    return dict(status=r.status, objective=r.objective, bound=r.bound, nodes=r.nodes, n_lazy=r.n_lazy,
+                message=f"build {r.build_time:.1f}s handoff {r.handoff_time:.1f}s rounds {r.rounds}")
+
+
+def run_peer(method: str, X, y, depth: int, lam: float, time_limit: float) -> dict:
+    import odtlearn.flow_oct as peer
+
+    # num_threads=1 made odtlearn's BendersOCT hang past its limit here (notes/free_solver_benchmarks.md)
+    threads = None if method == "odtlearn-benders-cbc" else 1
+    est = getattr(peer, PEERS[method])(solver="cbc", depth=depth, _lambda=lam, time_limit=int(time_limit),
+                                       num_threads=threads, verbose=False)
+    est.fit(pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]), y)
+    model = getattr(est._solver, "model", None)
+    status = str(getattr(getattr(model, "status", None), "name", "unknown")).lower()
+    return dict(status=status, objective=est.objective_value, bound=est.objective_bound, nodes=None, n_lazy=None,
+                message="")
+
+
+def child(spec: dict) -> dict:
+    X, y = load(spec["dataset"])
+    start = time.perf_counter()
+    if spec["method"] == "reference":
+        obj = reference_objective(X, y, spec["depth"], spec["lam"])
+        out = dict(status="optimal", objective=obj, bound=obj, nodes=None, n_lazy=None, message="")
+    elif spec["method"] in OURS:
+        out = run_ours(spec["method"], X, y, spec["depth"], spec["lam"], spec["time_limit"])
+    else:
+        out = run_peer(spec["method"], X, y, spec["depth"], spec["lam"], spec["time_limit"])
+    out["wall_s"] = time.perf_counter() - start
+    return out
+
+
+# ----------------------------------------------------------------------------------------- driver (parent)
+def run_in_subprocess(spec: dict) -> dict:
+    """One run in a fresh interpreter, killed after time limit + grace (peers may ignore their limit)."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], capture_output=True,
+                              text=True, timeout=spec["time_limit"] + GRACE)
+    except subprocess.TimeoutExpired:
+        return dict(status="killed", wall_s=time.perf_counter() - start,
+                    message=f"no answer {GRACE:.0f}s past the time limit")
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        return dict(status="error", wall_s=time.perf_counter() - start, message=tail[0][:200])
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def done_keys(path: Path) -> set[tuple]:
+    if not path.exists():
+        return set()
+    frame = pd.read_csv(path)
+    return {(r.dataset, int(r.depth), float(r.lam), r.method, float(r.time_limit)) for r in frame.itertuples()}
+
+
+def append_row(path: Path, row: dict) -> None:
+    new = not path.exists()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore")
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def judge(row: dict, reference: float | None) -> str:
+    """'yes' / 'NO' when the method claims optimality; 'incumbent ok' / 'incumbent worse' otherwise."""
+    if reference is None or row.get("objective") in (None, ""):
+        return ""
+    equal = abs(float(row["objective"]) - reference) < 1e-6
+    if row["status"] == "optimal":
+        return "yes" if equal else "NO"
+    return "incumbent ok" if equal else "incumbent worse"
+
+
+def summarise(frame: pd.DataFrame) -> None:
+    pd.set_option("display.width", 200)
+    print(frame[["dataset", "depth", "lam", "method", "status", "objective", "reference", "correct", "wall_s",
+                 "nodes", "n_lazy"]].to_string(index=False))
+    proven = frame[(frame.status == "optimal") & (frame.correct == "yes")]
+    print("\nmedian wall seconds over proven (and correct) runs:")
+    print(proven.groupby("method").wall_s.agg(["median", "count"]).to_string())
+    base = proven[proven.method == "flow-highs"].set_index(["dataset", "depth", "lam"]).wall_s
+    print("\nspeed-up vs flow-highs (median of per-instance ratios, instances both proved):")
+    for method, grp in proven.groupby("method"):
+        ratios = (base / grp.set_index(["dataset", "depth", "lam"]).wall_s).dropna()
+        if method != "flow-highs" and len(ratios):
+            print(f"  {method:24s} {ratios.median():6.2f}x  over {len(ratios)} instances")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
+    parser.add_argument("--depths", nargs="+", type=int, default=[2, 3])
+    parser.add_argument("--lambdas", nargs="+", type=float, default=[0.0, 0.5])
+    parser.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), choices=METHODS)
+    parser.add_argument("--time-limit", type=float, default=300.0)
+    parser.add_argument("--output", default="bench/results/paper001_vs_peers.csv")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print("RESULT " + json.dumps(child(json.loads(args.child))), flush=True)
+        return
+
+    os.environ.setdefault("ODTLIB_DATA_MIRROR", "/work/shared/uci")
+    out = Path(args.output)
+    done = done_keys(out)
+    methods = ["reference", *[m for m in args.methods if m != "reference"]]   # reference first: judged against
+    for dataset in args.datasets:
+        for depth in args.depths:
+            for lam in args.lambdas:
+                reference = None
+                for method in methods:
+                    if method == "binoct-highs" and lam > 0:
+                        continue
+                    key = (dataset, depth, float(lam), method, float(args.time_limit))
+                    if key in done:
+                        continue
+                    spec = dict(dataset=dataset, depth=depth, lam=lam, method=method, time_limit=args.time_limit)
+                    result = run_in_subprocess(spec)
+                    if reference is None and out.exists():
+                        prior = pd.read_csv(out)
+                        hit = prior[(prior.dataset == dataset) & (prior.depth == depth) & (prior.lam == lam)
+                                    & (prior.method == "reference") & (prior.status == "optimal")]
+                        reference = float(hit.objective.iloc[0]) if len(hit) else None
+                    if method == "reference" and result.get("status") == "optimal":
+                        reference = float(result["objective"])
+                    row = {**spec, **result, "reference": reference}
+                    row["correct"] = judge(row, reference)
+                    append_row(out, row)
+                    print(f"{dataset:15s} d={depth} λ={lam:<4} {method:22s} {row['status']:10s} "
+                          f"obj={row.get('objective')} ref={reference} {row['correct']:16s} "
+                          f"{row['wall_s']:.1f}s", flush=True)
+    frame = pd.read_csv(out)
+    frame = frame[frame.dataset.isin(args.datasets) & frame.depth.isin(args.depths) & frame.lam.isin(args.lambdas)
+                  & (frame.time_limit == args.time_limit)]
+    summarise(frame)
+
+
+if __name__ == "__main__":
+    main()

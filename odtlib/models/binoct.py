@@ -1,0 +1,160 @@
+"""BinOCT: the binary linear program of Verwer & Zhang (2019) — a baseline of paper 001 (Section 4).
+
+BinOCT fixes the tree shape (every internal node branches; no split penalty) and minimises the number of
+misclassified points. Its key device is to route points with big-M constraints aggregated over many points
+at once, instead of one constraint per point and ancestor (which is why paper 001 calls its relaxation
+weaker than OCT's). With real-valued features BinOCT encodes the threshold of a split with binary
+variables; on binary features every split is "x_f = 0 -> left, x_f = 1 -> right", so a single threshold
+per feature remains and the threshold variables disappear. Our formulation for binary X (tags ours):
+
+* ``b[n, f]``: node n splits on feature f; every internal node splits on exactly one feature (BIN-1).
+* ``l[i, m]``: point i reaches leaf m, one leaf per point (BIN-2). Continuous in [0, 1]: once b is
+  integer the constraints below leave each point a single reachable leaf, so l is integral.
+* (BIN-3) for every internal node n and feature f, with M = |{i: x^i_f = 1}|:
+  ``M·b[n, f] + Σ_{i: x^i_f = 1} Σ_{m ∈ leaves left of n} l[i, m] <= M`` — if n splits on f, no point
+  with x_f = 1 is in n's left subtree;
+  (BIN-4) the mirror image for points with x_f = 0 and the right subtree (M = |{i: x^i_f = 0}|).
+* ``p[m, k]``: leaf m predicts class k, exactly one per leaf (BIN-5).
+* ``e[m, k] >= Σ_{i: y^i = k} l[i, m] - M_k·p[m, k]``, ``e >= 0``, M_k = |{i: y^i = k}| (BIN-6): the points
+  of class k in leaf m are errors unless m predicts k.
+* Objective: minimise Σ e, written here as maximise the correct count ``|I| - Σ_{m,k} e[m, k]`` so that
+  every paper-001 estimator reports the same objective at λ = 0.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.common.collections import ComponentMap
+
+from odtlib.models._flow_tree import TreeIndex, classify_points, linear_sum
+from odtlib.models._solve import FlowModelClassifier
+
+__all__ = ["BinOCT", "build_model"]
+
+
+def build_model(X: np.ndarray, y: np.ndarray, depth: int, n_classes: int | None = None) -> pyo.ConcreteModel:
+    """BinOCT of Verwer & Zhang (2019) on binary ``X`` (see the module docstring for the equations)."""
+    X = np.asarray(X) > 0.5
+    y = np.asarray(y, dtype=np.int64)
+    tree = TreeIndex(depth)
+    K = int(y.max()) + 1 if n_classes is None else n_classes
+    model = pyo.ConcreteModel(name=f"BinOCT(depth={depth})")
+    model.tree = tree
+    model.N = pyo.Set(initialize=tree.internal, ordered=True)
+    model.L = pyo.Set(initialize=tree.leaves, ordered=True)
+    model.F = pyo.Set(initialize=range(X.shape[1]), ordered=True)
+    model.K = pyo.Set(initialize=range(K), ordered=True)
+    model.I = pyo.Set(initialize=range(len(y)), ordered=True)
+    model.b = pyo.Var(model.N, model.F, within=pyo.Binary, doc="node n splits on feature f")
+    model.l = pyo.Var(model.I, model.L, bounds=(0, 1), doc="point i reaches leaf m")
+    model.p = pyo.Var(model.L, model.K, within=pyo.Binary, doc="leaf m predicts class k")
+    model.e = pyo.Var(model.L, model.K, within=pyo.NonNegativeReals, doc="errors of class k in leaf m")
+    add_one_feature_per_node(model)        # (BIN-1)
+    add_one_leaf_per_point(model)          # (BIN-2)
+    add_aggregated_routing(model, X, tree) # (BIN-3), (BIN-4)
+    add_one_class_per_leaf(model)          # (BIN-5)
+    add_errors(model, y)                   # (BIN-6)
+    model.objective = pyo.Objective(
+        expr=len(y) - sum(model.e[m, k] for m in model.L for k in model.K), sense=pyo.maximize)
+    return model
+
+
+def add_one_feature_per_node(model: pyo.ConcreteModel) -> None:
+    """(BIN-1): every internal node splits on exactly one feature."""
+    model.one_feature = pyo.Constraint(model.N, rule=lambda m, n: sum(m.b[n, f] for f in m.F) == 1)
+
+
+def add_one_leaf_per_point(model: pyo.ConcreteModel) -> None:
+    """(BIN-2): every point reaches exactly one leaf."""
+    model.one_leaf = pyo.Constraint(model.I, rule=lambda m, i: sum(m.l[i, leaf] for leaf in m.L) == 1)
+
+
+def add_aggregated_routing(model: pyo.ConcreteModel, X: np.ndarray, tree: TreeIndex) -> None:
+    """(BIN-3)/(BIN-4): one big-M row per (node, feature, side) instead of one per point."""
+    with_one = {f: np.flatnonzero(X[:, f]).tolist() for f in range(X.shape[1])}
+    with_zero = {f: np.flatnonzero(~X[:, f]).tolist() for f in range(X.shape[1])}
+
+    def side_rule(points: dict, child_offset: int):
+        def rule(m, n, f):
+            if not points[f]:
+                return pyo.Constraint.Skip
+            big_m = len(points[f])
+            leaves = tree.leaves_below(2 * n + child_offset)
+            return big_m * m.b[n, f] + linear_sum(m.l[i, leaf] for i in points[f] for leaf in leaves) <= big_m
+        return rule
+
+    model.route_left = pyo.Constraint(model.N, model.F, rule=side_rule(with_one, 0))
+    model.route_right = pyo.Constraint(model.N, model.F, rule=side_rule(with_zero, 1))
+
+
+def add_one_class_per_leaf(model: pyo.ConcreteModel) -> None:
+    """(BIN-5): every leaf predicts one class."""
+    model.one_class = pyo.Constraint(model.L, rule=lambda m, leaf: sum(m.p[leaf, k] for k in m.K) == 1)
+
+
+def add_errors(model: pyo.ConcreteModel, y: np.ndarray) -> None:
+    """(BIN-6): e[m, k] >= (points of class k in m) - M_k·p[m, k]."""
+    of_class = {k: np.flatnonzero(y == k).tolist() for k in range(len(model.K))}
+    model.errors = pyo.Constraint(
+        model.L, model.K,
+        rule=lambda m, leaf, k: m.e[leaf, k] >= linear_sum(m.l[i, leaf] for i in of_class[k])
+        - len(of_class[k]) * m.p[leaf, k])
+
+
+def full_depth_assignment(branch_feature: dict[int, int], node_label: dict[int, int], tree: TreeIndex
+                          ) -> tuple[dict[int, int], dict[int, int]]:
+    """The same classifier with every internal node branching: a predicting internal node splits on
+    feature 0 and both of its subtrees predict its class (BinOCT cannot stop early)."""
+    branch_feature = dict(branch_feature)
+    node_label = dict(node_label)
+    for n in tree.internal:
+        if n not in branch_feature:
+            branch_feature[n] = 0
+            for child in (2 * n, 2 * n + 1):   # processed later in BFS order: the class propagates
+                branch_feature.pop(child, None)
+                node_label[child] = node_label[n]
+    return branch_feature, {m: node_label[m] for m in tree.leaves}
+
+
+class BinOCT(FlowModelClassifier):
+    """Verwer & Zhang's BinOCT for binary features (no split penalty), as the baseline of paper 001.
+
+    Parameters are those of :class:`~odtlib.models.FlowOCT` without ``split_penalty`` and
+    ``valid_inequalities``.
+    """
+
+    def __init__(self, depth: int = 2, solver: str = "highs", time_limit: float | None = None,
+                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=None,
+                 log: bool = False):
+        self.depth = depth
+        self.solver = solver
+        self.time_limit = time_limit
+        self.mip_gap = mip_gap
+        self.threads = threads
+        self.seed = seed
+        self.warm_start = warm_start
+        self.log = log
+
+    def _build(self, X, y):
+        return build_model(X, y, self.depth, n_classes=len(self.classes_))
+
+    def _decode(self, model):
+        tree: TreeIndex = model.tree
+        branch_feature = {n: max(model.F, key=lambda f: pyo.value(model.b[n, f])) for n in tree.internal}
+        node_label = {m: max(model.K, key=lambda k: pyo.value(model.p[m, k])) for m in tree.leaves}
+        return branch_feature, node_label
+
+    def _start_values(self, model, X, y, branch_feature, node_label):
+        tree: TreeIndex = model.tree
+        branch_feature, node_label = full_depth_assignment(branch_feature, node_label, tree)
+        terminal, _, _ = classify_points(X, y, branch_feature, node_label, tree)
+        y = np.asarray(y)
+        start = ComponentMap((model.b[n, f], float(branch_feature[n] == f)) for n in tree.internal for f in model.F)
+        for m in tree.leaves:
+            here = terminal == m
+            for i in model.I:
+                start[model.l[i, m]] = float(here[i])
+            for k in model.K:
+                start[model.p[m, k]] = float(node_label[m] == k)
+                start[model.e[m, k]] = float(np.sum(here & (y == k))) if node_label[m] != k else 0.0
+        return start

@@ -1,0 +1,364 @@
+"""Paper 001 formulations (FlowOCT, BendersOCT, OCT, BinOCT) against independent oracles.
+
+The oracles (tests/oracles.py) are an exhaustive search over univariate trees and the STreeD dynamic
+program (pystreed); neither shares code with the MIP models. Instances are tiny so every test takes
+seconds on a busy 2-core machine.
+"""
+from __future__ import annotations
+
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from scipy.optimize import linprog
+
+from odtlib.models._flow_tree import NO_SPLIT, TreeIndex, cart_assignment, route
+from odtlib.models.benders import cut_coefficients, min_cut_source_sets, path_source_sets
+from odtlib.models.bendersoct import BendersOCT
+from odtlib.models.binoct import BinOCT
+from odtlib.models.flowoct import FlowOCT
+from odtlib.models.oct import OCT
+from odtlib.solvers import available_solvers
+from odtlib.tree import Leaf, Tree, UnivariateSplit
+
+from oracles import (
+    brute_force_tree,
+    enumerate_trees_explicitly,
+    predict_tree,
+    pystreed_correct,
+    random_binary_data,
+)
+
+pytestmark = pytest.mark.timeout(300)
+SOLVERS = available_solvers()
+needs_scip = pytest.mark.skipif("scip" not in SOLVERS, reason="PySCIPOpt not installed")
+needs_glpk = pytest.mark.skipif("glpk" not in SOLVERS, reason="glpsol not installed")
+
+
+def small_data(seed: int, n_rows: int = 20, n_features: int = 4, n_classes: int = 3):
+    return random_binary_data(n_rows, n_features, n_classes, seed)
+
+
+def fit(cls, X, y, **params):
+    return cls(threads=1, time_limit=120, **params).fit(X, y)
+
+
+# ------------------------------------------------------------------------------------------- the oracles
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("depth", [1, 2])
+@pytest.mark.parametrize("lam", [0.0, 0.2, 0.6])
+def test_exhaustive_search_equals_explicit_enumeration(seed, depth, lam):
+    X, y = random_binary_data(14, 3, 3, seed)
+    assert brute_force_tree(X, y, depth, lam)[0] == pytest.approx(enumerate_trees_explicitly(X, y, depth, lam))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("depth", [2, 3])
+def test_exhaustive_search_equals_pystreed(seed, depth):
+    X, y = random_binary_data(40, 6, 2 + seed % 2, seed)
+    objective, correct, _, tree = brute_force_tree(X, y, depth)
+    assert correct == pystreed_correct(X, y, depth)
+    assert int((predict_tree(tree, X) == y).sum()) == correct == objective
+
+
+# ------------------------------------------------------------------------------------------- Benders core
+def _random_tree_values(rng, depth, n_features, n_classes, fractional):
+    """(b, w) on the full node grid satisfying (1.2)/(1.3); integer or fractional."""
+    tree = TreeIndex(depth)
+    b = np.zeros((tree.n_nodes + 1, n_features))
+    w = np.zeros((tree.n_nodes + 1, n_classes))
+    for n in tree.nodes:
+        size = n_features + n_classes if n in tree.internal else n_classes
+        weights = rng.dirichlet(np.ones(size)) if fractional else np.eye(size)[rng.integers(size)]
+        if n in tree.internal:
+            b[n], w[n] = weights[:n_features], weights[n_features:]
+        else:
+            w[n] = weights
+    return b, w
+
+
+def _lp_max_flow(x, label, b, w, depth):
+    """Max flow (6) of one point by scipy's LP solver: an independent check of the min cut."""
+    tree = TreeIndex(depth)
+    arcs = [("s", 1, 1.0)]
+    for n in tree.internal:
+        arcs += [(n, 2 * n, float(b[n] @ (1 - x))), (n, 2 * n + 1, float(b[n] @ x))]
+    arcs += [(n, "t", float(w[n, label])) for n in tree.nodes]
+    A_eq = np.zeros((len(tree.nodes), len(arcs)))
+    for j, (u, v, _) in enumerate(arcs):
+        if v != "t":
+            A_eq[tree.nodes.index(v), j] += 1
+        if u != "s":
+            A_eq[tree.nodes.index(u), j] -= 1
+    c = -np.array([1.0 if v == "t" else 0.0 for _, v, _ in arcs])
+    res = linprog(c, A_eq=A_eq, b_eq=np.zeros(len(tree.nodes)), bounds=[(0, cap) for *_, cap in arcs])
+    return -res.fun
+
+
+def _cut_rhs(X, y, in_source, b, w, depth):
+    """Right-hand side of the cut (8.2) of each point, evaluated at (b, w)."""
+    coef = cut_coefficients(X, in_source, depth)
+    return (coef * b[None]).sum(axis=(1, 2)) + (in_source * w[:, y].T).sum(axis=1)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+@pytest.mark.parametrize("fractional", [False, True])
+def test_min_cut_value_equals_lp_max_flow(depth, fractional):
+    rng = np.random.default_rng(depth)
+    X, y = random_binary_data(25, 4, 3, depth)
+    for _ in range(5):
+        b, w = _random_tree_values(rng, depth, 4, 3, fractional)
+        separate = min_cut_source_sets if fractional else path_source_sets
+        flow, in_source = separate(X.astype(float), b, w, y, depth)
+        expected = [_lp_max_flow(X[i], y[i], b, w, depth) for i in range(len(y))]
+        np.testing.assert_allclose(flow, expected, atol=1e-7)
+        # the cut's capacity at (b, w) is the min cut whenever it is below 1 (the arc (s, 1) otherwise)
+        rhs = _cut_rhs(X, y, in_source, b, w, depth)
+        np.testing.assert_allclose(np.minimum(rhs, 1), flow, atol=1e-7)
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_benders_cuts_are_valid_for_every_tree(depth):
+    """A cut found at one tree never cuts off a point that another tree classifies correctly."""
+    rng = np.random.default_rng(7)
+    X, y = random_binary_data(12, 3, 2, 5)
+    for _ in range(20):
+        b, w = _random_tree_values(rng, depth, 3, 2, fractional=bool(rng.integers(2)))
+        separate = min_cut_source_sets if b.max() < 1 else path_source_sets
+        _, in_source = separate(X.astype(float), b, w, y, depth)
+        for _ in range(20):
+            b2, w2 = _random_tree_values(rng, depth, 3, 2, fractional=False)
+            flow2, _ = path_source_sets(X.astype(float), b2, w2, y, depth)
+            assert np.all(_cut_rhs(X, y, in_source, b2, w2, depth) >= flow2 - 1e-9)
+
+
+def test_route_follows_the_tree():
+    X = np.array([[0, 1], [1, 0], [1, 1]])
+    branch = np.full(8, NO_SPLIT)
+    branch[1], branch[3] = 0, 1          # root on x0; node 3 on x1; node 2 predicts
+    terminal, on_path = route(X, branch, 2)
+    assert terminal.tolist() == [2, 6, 7]
+    assert on_path[2].nonzero()[0].tolist() == [1, 3, 7]
+
+
+# ------------------------------------------------------------------------------------------- optimum vs oracle
+MODELS_AT_ZERO = [FlowOCT, BendersOCT, OCT, BinOCT]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("cls", MODELS_AT_ZERO, ids=lambda c: c.__name__)
+def test_all_four_models_reach_the_oracle_optimum_at_lambda_zero(cls, seed):
+    X, y = small_data(seed, n_classes=2 + seed)
+    expected = brute_force_tree(X, y, 2)[1]
+    solver = "scip" if cls is BendersOCT and "scip" in SOLVERS else "highs"
+    model = fit(cls, X, y, depth=2, solver=solver)
+    assert model.solve_result_.status == "optimal"
+    assert round(model.solve_result_.objective) == expected
+    assert model.score(X, y) * len(y) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.5])
+@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT], ids=lambda c: c.__name__)
+def test_split_penalty_optimum_equals_brute_force(cls, lam):
+    X, y = small_data(2, n_rows=18)
+    expected, correct, splits, _ = brute_force_tree(X, y, 2, lam)
+    solver = "scip" if cls is BendersOCT and "scip" in SOLVERS else "highs"
+    model = fit(cls, X, y, depth=2, split_penalty=lam, solver=solver)
+    assert model.solve_result_.status == "optimal"
+    assert model.solve_result_.objective == pytest.approx(expected, abs=1e-6)
+    tree_correct = int((model.predict(X) == y).sum())
+    assert (1 - lam) * tree_correct - lam * model.tree_.n_splits == pytest.approx(expected, abs=1e-6)
+
+
+def test_depth_three_matches_pystreed():
+    X, y = random_binary_data(24, 4, 2, 3)
+    model = fit(FlowOCT, X, y, depth=3)
+    assert round(model.solve_result_.objective) == pystreed_correct(X, y, 3)
+
+
+# ------------------------------------------------------------------------------------------- switches
+TOGGLES = [
+    pytest.param(FlowOCT, "highs", {}, id="flow-highs"),
+    pytest.param(FlowOCT, "highs", {"warm_start": "cart"}, id="flow-highs-cart"),
+    pytest.param(FlowOCT, "scip", {}, id="flow-scip", marks=needs_scip),
+    pytest.param(FlowOCT, "scip", {"valid_inequalities": True}, id="flow-scip-cuts4", marks=needs_scip),
+    pytest.param(FlowOCT, "scip", {"valid_inequalities": True, "warm_start": "cart"}, id="flow-scip-cuts4-cart",
+                 marks=needs_scip),
+    pytest.param(BendersOCT, "scip", {}, id="benders-scip", marks=needs_scip),
+    pytest.param(BendersOCT, "scip", {"fractional_cuts": True}, id="benders-scip-frac", marks=needs_scip),
+    pytest.param(BendersOCT, "scip", {"fractional_cuts": True, "warm_start": "cart"}, id="benders-scip-frac-cart",
+                 marks=needs_scip),
+    pytest.param(BendersOCT, "highs", {}, id="benders-highs-restart"),
+    pytest.param(BendersOCT, "highs", {"warm_start": "cart"}, id="benders-highs-restart-cart"),
+    pytest.param(OCT, "highs", {"warm_start": "cart"}, id="oct-highs-cart"),
+    pytest.param(OCT, "scip", {}, id="oct-scip", marks=needs_scip),
+]
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5])
+@pytest.mark.parametrize("cls, solver, switches", TOGGLES)
+def test_every_switch_gives_the_same_optimum(cls, solver, switches, lam):
+    X, y = small_data(3, n_rows=16)
+    expected = brute_force_tree(X, y, 2, lam)[0]
+    model = fit(cls, X, y, depth=2, split_penalty=lam, solver=solver, **switches)
+    assert model.solve_result_.status == "optimal"
+    assert model.solve_result_.objective == pytest.approx(expected, abs=1e-6)
+
+
+@pytest.mark.parametrize("cls", [BinOCT, OCT], ids=lambda c: c.__name__)
+def test_baselines_with_cart_start_on_scip(cls):
+    if "scip" not in SOLVERS:
+        pytest.skip("PySCIPOpt not installed")
+    X, y = small_data(4, n_rows=16)
+    model = fit(cls, X, y, depth=2, solver="scip", warm_start="cart")
+    assert round(model.solve_result_.objective) == brute_force_tree(X, y, 2)[1]
+
+
+@needs_glpk
+@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, BinOCT], ids=lambda c: c.__name__)
+def test_glpk_on_a_tiny_instance(cls):
+    X, y = random_binary_data(10, 3, 2, 6)
+    model = fit(cls, X, y, depth=2, solver="glpk")
+    assert model.solve_result_.status == "optimal"
+    assert round(model.solve_result_.objective) == brute_force_tree(X, y, 2)[1]
+
+
+# ------------------------------------------------------------------------------------------- tree vs model
+@pytest.mark.parametrize("lam", [0.0, 0.3])
+def test_tree_predicts_what_the_flow_says(lam):
+    X, y = small_data(5, n_rows=20)
+    model = fit(FlowOCT, X, y, depth=2, split_penalty=lam)
+    m = model.model_
+    flow_to_sink = sum(pyo.value(m.zt[i, n]) for i in m.I for n in m.V)
+    tree_correct = int((model.predict(X) == y).sum())
+    assert tree_correct == round(flow_to_sink)
+    # point by point: the flow reaches the sink exactly for the correctly classified points
+    per_point = np.array([sum(pyo.value(m.zt[i, n]) for n in m.V) for i in m.I])
+    np.testing.assert_allclose(per_point, model.predict(X) == y, atol=1e-6)
+    splits = sum(pyo.value(m.b[n, f]) for n in m.N for f in m.F)
+    assert model.solve_result_.objective == pytest.approx((1 - lam) * tree_correct - lam * splits, abs=1e-6)
+    if lam > 0:
+        assert round(splits) == model.tree_.n_splits
+
+
+def test_benders_g_matches_tree():
+    X, y = small_data(6, n_rows=20)
+    model = fit(BendersOCT, X, y, depth=2, solver="scip" if "scip" in SOLVERS else "highs")
+    g = np.array([pyo.value(model.model_.g[i]) for i in model.model_.I])
+    np.testing.assert_allclose(g, model.predict(X) == y, atol=1e-6)
+
+
+def test_original_labels_and_feature_names_are_kept():
+    import pandas as pd
+
+    X, y = small_data(7, n_rows=16, n_classes=2)
+    labels = np.array(["no", "yes"])[y]
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    model = fit(FlowOCT, frame, labels, depth=1)
+    assert set(model.predict(frame)) <= {"no", "yes"}
+    assert model.tree_.feature_names == list(frame.columns)
+
+
+# ------------------------------------------------------------------------------------------- warm starts
+def _violated_constraints(model, start) -> list[str]:
+    for var, value in start.items():
+        var.set_value(value, skip_validation=True)
+    bad = []
+    for con in model.component_data_objects(pyo.Constraint, active=True):
+        body = pyo.value(con.body)
+        if (con.has_lb() and body < pyo.value(con.lower) - 1e-9) or (con.has_ub() and body > pyo.value(con.upper) + 1e-9):
+            bad.append(con.name)
+    return bad
+
+
+@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT, BinOCT], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_cart_start_is_feasible_and_scores_like_cart(cls, depth):
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = small_data(8, n_rows=25)
+    est = cls(depth=depth)
+    est.classes_ = np.unique(y)
+    model = est._build(X, y)
+    start = est._start_values(model, X, y, *cart_assignment(X, y, depth))
+    assert len(start) == sum(1 for v in model.component_data_objects(pyo.Var))   # every variable set
+    assert _violated_constraints(model, start) == []
+    cart_correct = int((DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y).predict(X) == y).sum())
+    assert pyo.value(model.objective) == pytest.approx(cart_correct)
+
+
+def test_tree_warm_start_is_used_as_given():
+    X, y = small_data(9, n_rows=16, n_classes=2)
+    given = Tree({1: UnivariateSplit(0, 2, 3), 2: Leaf(0), 3: Leaf(1)})
+    model = fit(FlowOCT, X, y, depth=2, warm_start=given)
+    assert round(model.solve_result_.objective) == brute_force_tree(X, y, 2)[1]
+
+
+# ------------------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("cls", MODELS_AT_ZERO, ids=lambda c: c.__name__)
+def test_non_binary_features_are_rejected(cls):
+    X = np.array([[0, 2], [1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="binary"):
+        cls(depth=1).fit(X, [0, 1, 0])
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "a"])
+def test_bad_split_penalty(bad):
+    with pytest.raises(ValueError, match="split_penalty"):
+        FlowOCT(depth=1, split_penalty=bad).fit(np.eye(3), [0, 1, 0])
+
+
+def test_bad_warm_start_and_callbacks_without_scip():
+    X, y = np.eye(3), [0, 1, 0]
+    with pytest.raises(ValueError, match="warm_start"):
+        FlowOCT(depth=1, warm_start="nope").fit(X, y)
+    with pytest.raises(ValueError, match="scip"):
+        FlowOCT(depth=1, valid_inequalities=True, solver="highs").fit(X, y)
+    with pytest.raises(ValueError, match="scip"):
+        BendersOCT(depth=1, fractional_cuts=True, solver="highs").fit(X, y)
+
+
+def test_depth_zero_and_unknown_solver():
+    X, y = np.eye(3), [0, 1, 0]
+    with pytest.raises(ValueError, match="depth"):
+        FlowOCT(depth=0).fit(X, y)
+    with pytest.raises(ValueError, match="solver"):
+        BendersOCT(depth=1, solver="nosuch").fit(X, y)
+
+
+# ------------------------------------------------------------------------------------------- paper data
+@pytest.fixture(scope="module")
+def monk3():
+    data = pytest.importorskip("odtlib.data")
+    if not hasattr(data, "paper_dataset"):
+        pytest.skip("odtlib.data.paper_dataset not available")
+    X, y, _ = data.paper_dataset("001", "monk3")
+    return X.to_numpy(), y.to_numpy()
+
+
+@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT], ids=lambda c: c.__name__)
+def test_monk3_depth1_equals_pystreed(monk3, cls):
+    X, y = monk3
+    model = fit(cls, X, y, depth=1, solver="scip" if cls is BendersOCT and "scip" in SOLVERS else "highs")
+    assert model.solve_result_.status == "optimal"
+    assert round(model.solve_result_.objective) == pystreed_correct(X, y, 1)
+
+
+@pytest.mark.slow
+@needs_scip
+def test_monk3_depth2_benders_equals_pystreed(monk3):
+    X, y = monk3
+    model = fit(BendersOCT, X, y, depth=2)
+    assert model.solve_result_.status == "optimal"
+    assert round(model.solve_result_.objective) == pystreed_correct(X, y, 2)
+
+
+@pytest.mark.slow
+def test_monk3_subsample_depth2_all_models_agree(monk3):
+    X, y = monk3
+    rows = np.random.default_rng(0).choice(len(y), 40, replace=False)
+    X, y = X[rows], y[rows]
+    expected = pystreed_correct(X, y, 2)
+    for cls in MODELS_AT_ZERO:
+        solver = "scip" if cls is BendersOCT and "scip" in SOLVERS else "highs"
+        assert round(fit(cls, X, y, depth=2, solver=solver).solve_result_.objective) == expected, cls.__name__
