@@ -93,18 +93,11 @@ def _load_xy(args, model_cls):
 
 
 def _model_class(name: str):
-    """``odtlib.models.<name>``, or the class of that name in module ``odtlib.models.<name lowercase>``."""
-    import importlib
-
+    """The estimator class ``odtlib.models.<name>``, or None."""
     import odtlib.models
 
-    model_cls = getattr(odtlib.models, name, None)
-    if model_cls is None:
-        try:
-            model_cls = getattr(importlib.import_module(f"odtlib.models.{name.lower()}"), name, None)
-        except ImportError:
-            model_cls = None
-    return model_cls
+    estimators = set(odtlib.models.__all__) - {"ODTClassifier"}
+    return getattr(odtlib.models, name) if name in estimators else None
 
 
 def _cmd_fit(args) -> int:
@@ -112,7 +105,7 @@ def _cmd_fit(args) -> int:
 
     model_cls = _model_class(args.model)
     if model_cls is None:
-        known = sorted(n for n in getattr(odtlib.models, "__all__", []) if n != "ODTClassifier")
+        known = sorted(set(odtlib.models.__all__) - {"ODTClassifier"})
         print(f"unknown model {args.model!r}; odtlib.models provides: {', '.join(known) or 'none yet'}",
               file=sys.stderr)
         return 2
