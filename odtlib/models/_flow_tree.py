@@ -218,16 +218,17 @@ def complete_assignment(branch_feature: dict[int, int], node_label: dict[int, in
     return branch_feature, node_label
 
 
-def cart_assignment(X: np.ndarray, y: np.ndarray, depth: int, seed: int = 0
+def cart_assignment(X: np.ndarray, y: np.ndarray, depth: int, seed: int = 0, ccp_alpha: float = 0.0
                     ) -> tuple[dict[int, int], dict[int, int]]:
     """(b, w) of a scikit-learn CART tree of the same depth, on the full tree's node numbers.
 
     CART's split ``x_f <= 0.5`` sends x_f = 0 left, as paper 001. Every node of the full tree gets either
-    a feature or a class (see :func:`complete_assignment`).
+    a feature or a class (see :func:`complete_assignment`). ``ccp_alpha`` > 0 prunes CART by minimal
+    cost-complexity (paper 003's warm start).
     """
     from sklearn.tree import DecisionTreeClassifier
 
-    cart = DecisionTreeClassifier(max_depth=depth, random_state=seed).fit(X, y)
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha).fit(X, y)
     t = cart.tree_
     branch_feature: dict[int, int] = {}
     node_label: dict[int, int] = {}

@@ -58,6 +58,10 @@ class FlowModelClassifier(ODTClassifier):
         """Branching features and predicted classes {n: k} of the solved model."""
         return decode_branching(model, model.tree)
 
+    def _gaps(self) -> tuple[float, float]:
+        """(relative, absolute) gap for the solver; a model whose objective has another scale overrides it."""
+        return exact_gaps(getattr(self, "split_penalty", 0.0), self.mip_gap)
+
     def _check_params(self) -> None:
         super()._check_params()
         check_split_penalty(getattr(self, "split_penalty", 0.0))
@@ -77,7 +81,7 @@ class FlowModelClassifier(ODTClassifier):
         start = None
         if self.warm_start is not None:
             start = self._start_values(model, X, y, *self._warm_start_assignment(X, y))
-        mip_gap, abs_gap = exact_gaps(getattr(self, "split_penalty", 0.0), self.mip_gap)
+        mip_gap, abs_gap = self._gaps()
         result = solve(model, solver=self.solver, time_limit=self.time_limit, mip_gap=mip_gap,
                        abs_gap=abs_gap, threads=self.threads, seed=self.seed, warm_start=start,
                        callbacks=self._callbacks(model, X, y), log=self.log)
