@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from odtlib.solvers import (
@@ -455,3 +456,107 @@ def test_time_limit_with_lazy_rows_returns_only_lazy_feasible_incumbents(solver)
         break
     else:
         pytest.fail("no TSP case needs lazy rows")
+
+
+# ---------------------------------------------------------------------------------------
+# SCIP hand-off through an LP file: the model SCIP reads is exactly the arrays
+
+
+# column kinds: (lb, ub, is_integer); bounds beyond SCIP's infinity (1e20) mean infinite
+COLUMN_KINDS = [(0, 1, True), (1, 1, True), (0, 0, True), (-3, 7, True), (0, np.inf, True),
+                (-np.inf, np.inf, False), (-np.inf, 2.5, False), (0.1, np.inf, False),
+                (-1e30, 1e25, False), (-2.75, 1 / 3, False), (0, 1, False)]
+
+
+def random_standard_form(seed: int, n_rows: int = 12, n_cols: int = 40, dense_cols: int = 0):
+    """Arrays with every column kind and every row kind (<=, >=, ==, ranged, sides beyond
+    infinity), coefficients without a short decimal form; ``dense_cols`` extra columns all in
+    the last row (a line longer than SCIP's 64 KiB line buffer)."""
+    from odtlib.solvers.standard_form import ColumnIndex, StandardForm
+
+    rng = np.random.default_rng(seed)
+    n = n_cols + dense_cols
+    kinds = [COLUMN_KINDS[k] for k in rng.integers(0, len(COLUMN_KINDS), n)]
+    col_lb, col_ub, is_integer = (np.array(v) for v in zip(*kinds))
+    dense = rng.random((n_rows, n)) < 0.3
+    dense[:, n_cols:] = False
+    dense[-1, n_cols:] = True
+    dense[np.arange(n_rows), rng.integers(0, n_cols, n_rows)] = True  # no empty row
+    values = rng.normal(size=(n_rows, n)) * 10.0 ** rng.integers(-5, 6, (n_rows, n))
+    A = sp.csr_array(np.where(dense, values, 0.0))
+    side = rng.normal(size=n_rows) * 7.1
+    row_kind = np.arange(n_rows) % 6
+    row_lb = np.select([row_kind == 0, row_kind == 5], [-np.inf, -1e21], side)
+    row_ub = np.select([row_kind == 1, row_kind == 2, row_kind == 3], [np.inf, side, side + np.pi], 1e21)
+    c = np.where(rng.random(n) < 0.2, 0.0, rng.normal(size=n) / 3)
+    return StandardForm(A=A, row_lb=row_lb, row_ub=row_ub, c=c, c_offset=float(rng.normal()),
+                        sense=1 if seed % 2 else -1, col_lb=col_lb.astype(float), col_ub=col_ub.astype(float),
+                        is_integer=is_integer.astype(bool), index=ColumnIndex([]))
+
+
+@NEEDS_SCIP
+@pytest.mark.parametrize("seed", range(4))
+def test_scip_model_read_from_lp_file_equals_the_arrays(seed):
+    from odtlib.solvers.base import SolveOptions
+    from odtlib.solvers.scip import ScipBackend
+
+    sf = random_standard_form(seed, dense_cols=6000 if seed == 0 else 0)
+    backend = ScipBackend(sf, SolveOptions())
+    m, inf = backend.m, backend.m.infinity()
+    assert m.getObjectiveSense() == ("maximize" if sf.sense == -1 else "minimize")
+    assert m.getObjoffset() == sf.c_offset
+    binary = sf.is_integer & (sf.col_lb >= 0) & (sf.col_ub <= 1)
+    for j, v in enumerate(backend.vars):
+        assert v.name == f"x{j}"
+        assert v.vtype() == ("BINARY" if binary[j] else "INTEGER" if sf.is_integer[j] else "CONTINUOUS")
+        assert (v.getLbOriginal(), v.getUbOriginal()) == (max(sf.col_lb[j], -inf), min(sf.col_ub[j], inf))
+        assert v.getObj() == sf.c[j]
+    conss = m.getConss()
+    assert len(conss) == sf.n_rows
+    for i, cons in enumerate(conss):
+        s, e = sf.A.indptr[i], sf.A.indptr[i + 1]
+        expected = {f"x{j}": a for j, a in zip(sf.A.indices[s:e].tolist(), sf.A.data[s:e].tolist())}
+        assert m.getValsLinear(cons) == expected
+        assert (m.getLhs(cons), m.getRhs(cons)) == (max(sf.row_lb[i], -inf), min(sf.row_ub[i], inf))
+
+
+@NEEDS_SCIP
+@pytest.mark.parametrize("seed", range(6))
+def test_scip_lp_file_route_matches_scipy_milp(seed):
+    """Same optimum as scipy's MILP solver on random MIPs with every row and bound kind."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    from odtlib.solvers.base import SolveOptions
+    from odtlib.solvers.scip import ScipBackend
+
+    sf = random_standard_form(seed, n_rows=6, n_cols=8)
+    sf.col_lb, sf.col_ub = np.maximum(sf.col_lb, -5.0), np.minimum(sf.col_ub, 5.0)  # bounded
+    sf.A.data = np.round(sf.A.data, 3)
+    # finite row sides around the activity of a point inside the bounds: feasible
+    rng = np.random.default_rng(seed)
+    x0 = np.clip(rng.normal(size=sf.n_cols) * 3, sf.col_lb, sf.col_ub)
+    act = sf.A @ np.where(sf.is_integer, np.round(x0), x0)
+    equal, finite = sf.row_lb == sf.row_ub, lambda side: np.abs(side) < 1e20
+    sf.row_lb = np.where(equal, act, np.where(finite(sf.row_lb), act - rng.uniform(0, 2, sf.n_rows), sf.row_lb))
+    sf.row_ub = np.where(equal, act, np.where(finite(sf.row_ub), act + rng.uniform(0, 2, sf.n_rows), sf.row_ub))
+    out = ScipBackend(sf, SolveOptions()).run(math.inf)
+    ref = milp(sf.sense * sf.c, integrality=sf.is_integer, bounds=Bounds(sf.col_lb, sf.col_ub),
+               constraints=LinearConstraint(sf.A, sf.row_lb, sf.row_ub))
+    assert ref.status == 0 and out.status == "optimal"
+    assert sf.objective_value(out.x) == pytest.approx(sf.sense * ref.fun + sf.c_offset, rel=1e-6, abs=1e-6)
+
+
+@NEEDS_SCIP
+def test_scip_lp_file_is_removed_and_empty_rows_are_rejected(tmp_path, monkeypatch):
+    import tempfile
+
+    from odtlib.solvers.lp_file import write_lp
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    m, _, best = random_mip(0)
+    assert solve(m, solver="scip").objective == pytest.approx(best)
+    assert list(tmp_path.iterdir()) == []
+    sf = random_standard_form(0)
+    sf.A = sp.csr_array((sf.A.data[:0], sf.A.indices[:0], np.zeros(sf.n_rows + 1, int)), shape=sf.A.shape)
+    with pytest.raises(ValueError, match="at least one nonzero"):
+        write_lp(str(tmp_path / "x.lp"), sf, 1e20)

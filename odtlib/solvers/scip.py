@@ -1,9 +1,10 @@
 """SCIP backend (PySCIPOpt): the same arrays, plus callbacks inside branch-and-cut.
 
-Hand-off: one ``addMatrixVar`` for all columns and one ``addConss`` for all rows (each row an
-``Expr`` built from a dict of cached terms). PySCIPOpt creates constraints one by one in
-Python, ~30-50 us per row: SCIP's hand-off is slower than HiGHS' (see bench/solver_handoff.py)
-but far faster than Pyomo's SCIP interface.
+Hand-off: the arrays are written as an LP file (`odtlib.solvers.lp_file`, vectorised with
+numpy) into a temporary directory and read by SCIP's C reader. Building the model through
+PySCIPOpt objects instead (``addMatrixVar`` + ``addConss``, one ``Expr`` per row) costs
+~30-50 us per row in Python: 2-4x slower from a few hundred rows on, and about the same
+(a few ms) on tiny models (bench/solver_handoff.py).
 
 Callbacks (see `odtlib.solvers.callbacks`):
 
@@ -25,18 +26,21 @@ An exception raised inside a callback interrupts the solve and is re-raised by `
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 from dataclasses import replace
 
 import numpy as np
 
 from odtlib.solvers.base import Backend, RunOutcome, SolveOptions
 from odtlib.solvers.callbacks import FEASIBILITY_TOL, Callbacks, Row, Values, to_rows
+from odtlib.solvers.lp_file import column_names, ranged_rows, write_lp
 from odtlib.solvers.standard_form import StandardForm, start_vector
 
 try:
     import pyscipopt
     from pyscipopt import SCIP_HEURTIMING, SCIP_RESULT, Conshdlr, Heur, Sepa
-    from pyscipopt.scip import Expr, Term
+    from pyscipopt.scip import Expr, MatrixVariable, Term
 except ImportError:
     pyscipopt = None
     Conshdlr = Heur = Sepa = object
@@ -67,24 +71,29 @@ class ScipBackend(Backend):
         m = self.m = pyscipopt.Model()
         if not options.log:
             m.hideOutput()
-        inf = m.infinity()
-        binary = sf.is_integer & (sf.col_lb >= 0) & (sf.col_ub <= 1)
-        vtype = np.where(binary, "B", np.where(sf.is_integer, "I", "C"))
-        self.X = m.addMatrixVar(
-            (sf.n_cols,), vtype=vtype,
-            lb=np.maximum(sf.col_lb, -inf), ub=np.minimum(sf.col_ub, inf), obj=sf.c,
-        )
-        self.vars = list(self.X)
-        self._terms = [Term(v) for v in self.vars]
-        if sf.sense == -1:
-            m.setMaximize()
+        self.vars = self._read_lp_file()
+        self.X = np.fromiter(self.vars, dtype=object, count=len(self.vars)).view(MatrixVariable)
         if sf.c_offset:
             m.addObjoffset(sf.c_offset)
-        m.addConss(self._expr_conss(sf.A.indptr, sf.A.indices, sf.A.data, sf.row_lb, sf.row_ub))
         m.setParam("limits/gap", options.mip_gap)
         m.setParam("limits/absgap", options.abs_gap)
         m.setParam("randomization/randomseedshift", int(options.seed))
         m.setParam("lp/threads", int(options.threads))
+
+    def _read_lp_file(self) -> list:
+        """The model through an LP file read by SCIP; returns the SCIP variables in column order."""
+        sf, m = self.sf, self.m
+        with tempfile.TemporaryDirectory(prefix="odtlib_scip_") as tmp:
+            path = os.path.join(tmp, "model.lp")
+            write_lp(path, sf, m.infinity())
+            m.readProblem(path)
+        by_name = {v.name: v for v in m.getVars()}  # SCIP orders its variables by type
+        ranged = np.flatnonzero(ranged_rows(sf, m.infinity()))
+        if len(ranged):  # written with their lower side only; rows keep the file's order
+            conss = m.getConss()
+            for i in ranged.tolist():
+                m.chgRhs(conss[i], float(sf.row_ub[i]))
+        return [by_name[name] for name in column_names(sf.n_cols)]
 
     @staticmethod
     def available() -> bool:
@@ -93,23 +102,6 @@ class ScipBackend(Backend):
     @staticmethod
     def version() -> str:
         return f"{pyscipopt.Model().version()} (PySCIPOpt {pyscipopt.__version__})" if pyscipopt else ""
-
-    def _expr_conss(self, indptr, indices, data, lb, ub) -> list:
-        terms, inf = self._terms, self.m.infinity()
-        conss = []
-        ip, ind, dat = indptr.tolist(), indices.tolist(), data.tolist()
-        for i, (lo, up) in enumerate(zip(lb.tolist(), ub.tolist())):
-            s, e = ip[i], ip[i + 1]
-            expr = Expr(dict(zip([terms[j] for j in ind[s:e]], dat[s:e])))
-            if lo == up:
-                conss.append(expr == up)
-            elif lo <= -inf:
-                conss.append(expr <= up)
-            elif up >= inf:
-                conss.append(expr >= lo)
-            else:
-                conss.append((lo <= expr) <= up)
-        return conss
 
     def set_start(self, cols: np.ndarray, vals: np.ndarray) -> None:
         m = self.m
@@ -152,8 +144,8 @@ class ScipBackend(Backend):
         return "unbounded" if feas.run(math.inf).status == "optimal" else "infeasible"
 
 
-def _row_cons(terms, r: Row):
-    expr = Expr(dict(zip([terms[j] for j in r.cols.tolist()], r.coefs.tolist())))
+def _row_cons(variables, r: Row):
+    expr = Expr(dict(zip([Term(variables[j]) for j in r.cols.tolist()], r.coefs.tolist())))
     if r.lb == r.ub:
         return expr == r.ub
     if not math.isfinite(r.lb):
@@ -187,6 +179,7 @@ def _install_callbacks(backend: ScipBackend, callbacks: Callbacks) -> list:
         m.includeSepa(sepa, "odtlib_cuts", "user cuts from odtlib Callbacks.cut", priority=1000, freq=1)
         plugins.append(sepa)
     if callbacks.has_heuristic:
+        m.setParam("presolving/donotmultaggr", True)  # proposals set original variables one by one
         heur = _Heuristic(backend, callbacks)
         m.includeHeur(heur, "odtlib_heur", "odtlib Callbacks.heuristic", "Y", priority=1000,
                       freq=1, timingmask=SCIP_HEURTIMING.AFTERLPNODE)
@@ -295,7 +288,7 @@ class _LazyHandler(Conshdlr, _GuardedPlugin):
             if not violated:
                 return {"result": SCIP_RESULT.FEASIBLE}
             for r in violated:
-                self.model.addCons(_row_cons(self.backend._terms, r))
+                self.model.addCons(_row_cons(self.backend.vars, r))
         except Exception as exc:  # noqa: BLE001
             self._fail(exc)
             return {"result": SCIP_RESULT.CUTOFF}
