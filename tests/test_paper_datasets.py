@@ -147,3 +147,54 @@ def test_unknown_names():
     with pytest.raises(DatasetNotFoundError, match="no datasets recorded for paper '002'"):
         list_paper_datasets("002")
     assert list_paper_datasets(1) == list_paper_datasets("001")
+
+
+# ------------------------------------------------------------------------- paper 000 (Table 1)
+P000 = [n for n in list_paper_datasets("000") if not paper_dataset_spec("000", n).unavailable]
+
+
+@needs_tables
+def test_paper000_recorded_counts_equal_table1():
+    table = pd.read_csv(TABLES / "paper000_table1_datasets.csv").set_index("dataset")
+    assert sorted(list_paper_datasets("000")) == sorted(table.index)
+    for name, row in table.iterrows():
+        spec = paper_dataset_spec("000", name)
+        assert (spec.rows, spec.features["categorical"], spec.n_groups, spec.pct_positive) == (
+            row["n_samples"], row["n_binary_features"], row["n_groups"], row["pct_positive"]), name
+
+
+@needs_mirror
+@pytest.mark.parametrize("name", P000)
+def test_paper000_counts_match_table1_where_our_data_allow(name):
+    # Differences, documented in paper_datasets.toml: bc has 683 complete UCI rows (the paper's
+    # 695-row LIBSVM copy is not available) and 89 columns (Mitoses never equals 9 there); a1a keeps
+    # 113 of LIBSVM's 123 columns (10 are all zero; the paper prints 122); student has 119 columns
+    # (the paper's 109 come from an unstated bucketing). heloc is not available at all.
+    spec = paper_dataset_spec("000", name)
+    X, y, groups = paper_dataset("000", name)
+    assert len(X) == len(y) == (spec.encoded_rows or spec.rows)
+    assert X.shape[1] == spec.encoded_features.get("categorical", spec.features["categorical"])
+    assert len(groups) == spec.n_groups                                  # every group count matches
+    assert round(100 * y.mean()) == spec.pct_positive                    # every % positive matches
+    assert set(y) == {0, 1} and set(np.unique(X.to_numpy())) <= {0, 1}
+    assert [c for g in groups for c in g.columns] == list(X.columns)
+    assert not (X.sum(axis=0) == 0).any()                               # constant columns dropped
+
+
+@needs_mirror
+def test_paper000_groups_are_one_hot_or_ordinal_as_in_section_4_4():
+    X, _, groups = paper_dataset("000", "krkp")          # 35 two-valued attributes + 1 three-valued
+    assert sorted(len(g.columns) for g in groups) == [2] * 35 + [3]
+    assert (X.sum(axis=1) == 36).all()                   # one value per attribute: complete one-hot
+    X, _, groups = paper_dataset("000", "bc")
+    assert all(g.kind == "ordinal" for g in groups) and X.shape[1] == 89
+    assert [len(g.columns) for g in groups] == [10] * 8 + [9]
+    X, _, groups = paper_dataset("000", "a1a")
+    kinds = {g.name: g.kind for g in groups}
+    assert kinds["age"] == "ordinal" and kinds["workclass"] == "categorical"
+    assert (X[next(g for g in groups if g.name == "sex").columns].sum(axis=1) == 1).all()
+
+
+def test_paper000_heloc_is_unavailable_with_a_clear_error():
+    with pytest.raises(DatasetNotFoundError, match="not a UCI dataset"):
+        paper_dataset("000", "heloc")

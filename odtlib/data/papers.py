@@ -1,4 +1,4 @@
-"""The exact binarised datasets of papers 001 (FlowOCT/BendersOCT) and 003 (accelerated BendOCT).
+"""The exact binarised datasets of papers 000 (categorical ODT), 001 (FlowOCT/BendersOCT) and 003 (BendOCT).
 
 ``paper_datasets.toml`` (shipped next to this module) maps each dataset name, spelled as in the
 paper's own table, to a registry dataset (``load_dataset(slug, variant)``), the cleaning the
@@ -15,6 +15,11 @@ Pipeline for one dataset (all steps are data in the TOML file):
 4. drop constant columns (both papers' code ignores them);
 5. encode: ``onehot`` (every column one-hot), ``QB-k`` or ``QT-k`` (numeric columns, categorical
    ones one-hot), with the paper's ``drop_binary`` choice for two-valued attributes.
+
+Paper 000 uses the ``categorical`` encoding: attributes listed in ``drop`` are left out, every
+categorical attribute is one-hot with all its values and every numeric one becomes an ordinal group
+(:class:`odtlib.models.categorical_odt.CategoricalEncoding`, Section 4.4); already-binary data (a1a)
+are grouped by ``column_groups``. Its labels are 0/1 with 1 = the paper's positive class.
 """
 from __future__ import annotations
 
@@ -62,11 +67,20 @@ class PaperDatasetSpec:
     recode: dict[str, dict] = field(default_factory=dict)
     as_categorical: tuple[str, ...] = ()
     note: str = ""
+    # paper 000 (Table 1): groups, % positive, the positive label and the data choices
+    n_groups: int | None = None
+    encoded_rows: int | None = None
+    pct_positive: float | None = None
+    positive: str | None = None
+    drop: tuple[str, ...] = ()
+    column_groups: dict[str, list[int]] = field(default_factory=dict)
+    ordinal_groups: tuple[str, ...] = ()
+    unavailable: str = ""
 
     def resolve_encoding(self, encoding: str | None) -> str:
         """The encoding to use; categorical-only datasets ignore the requested one."""
-        if self.encodings == ("onehot",):
-            return "onehot"
+        if self.encodings in (("onehot",), ("categorical",)):
+            return self.encodings[0]
         key = None if encoding is None else str(encoding).upper().replace("_", "-")
         if key not in self.encodings:
             raise ValueError(
@@ -80,6 +94,10 @@ class PaperDatasetSpec:
         key = self.resolve_encoding(encoding)
         if key == "onehot":
             return OneHotEncoder(drop_binary=self.drop_binary)
+        if key == "categorical":
+            from odtlib.models.categorical_odt import CategoricalEncoding
+
+            return CategoricalEncoding()
         scheme, k = key.split("-")
         return _ENCODERS[scheme](k=int(k), drop_binary=self.drop_binary)
 
@@ -104,10 +122,10 @@ def _specs() -> dict[str, dict[str, PaperDatasetSpec]]:
 
 def _spec(paper: str, name: str, t: dict) -> PaperDatasetSpec:
     features = t["features"]
-    encodings = tuple(features) if isinstance(features, dict) else ("onehot",)
+    encodings = tuple(features) if isinstance(features, dict) else (t.get("encoding", "onehot"),)
     encoded = t.get("encoded_features", {})
     if not isinstance(features, dict):
-        features, encoded = {"onehot": features}, ({"onehot": encoded} if encoded else {})
+        features, encoded = {encodings[0]: features}, ({encodings[0]: encoded} if encoded else {})
     reference = t.get("reference", {})
     if isinstance(reference, str):
         reference = {e: reference.format(encoding=e.replace("-", "_")) for e in encodings}
@@ -118,12 +136,15 @@ def _spec(paper: str, name: str, t: dict) -> PaperDatasetSpec:
         encoded_features={k: int(v) for k, v in encoded.items()},
         n_categorical=t.get("n_categorical"), n_numerical=t.get("n_numerical"), reference=reference,
         recode=t.get("recode", {}), as_categorical=tuple(t.get("as_categorical", ())),
-        note=t.get("note", ""),
+        note=t.get("note", ""), n_groups=t.get("groups"), encoded_rows=t.get("encoded_rows"),
+        pct_positive=t.get("pct_positive"), positive=t.get("positive"), drop=tuple(t.get("drop", ())),
+        column_groups=t.get("column_groups", {}), ordinal_groups=tuple(t.get("ordinal_groups", ())),
+        unavailable=t.get("unavailable", ""),
     )
 
 
 def list_paper_datasets(paper) -> list[str]:
-    """Dataset names of a paper (``"001"`` or ``"003"``), in the order of the paper's table."""
+    """Dataset names of a paper (``"000"``, ``"001"`` or ``"003"``), in the order of the paper's table."""
     key = _paper_key(paper)
     if key not in _specs():
         raise DatasetNotFoundError(f"no datasets recorded for paper {paper!r}; papers: {sorted(_specs())}")
@@ -143,8 +164,10 @@ def paper_dataset_spec(paper, name: str) -> PaperDatasetSpec:
 def paper_attributes(paper, name: str) -> tuple[pd.DataFrame, pd.Series]:
     """The dataset's original columns after the paper's cleaning (steps 1-4), before encoding, and y."""
     spec = paper_dataset_spec(paper, name)
+    if spec.unavailable:
+        raise DatasetNotFoundError(spec.unavailable)
     data = load_dataset(spec.slug, spec.variant)
-    X = data.X.copy()
+    X = data.X.drop(columns=list(spec.drop))
     for column, mapping in spec.recode.items():
         X[column] = pd.Categorical(X[column].astype(object).replace(mapping))
     for column in spec.as_categorical:
@@ -158,7 +181,7 @@ def paper_dataset(
 ) -> tuple[pd.DataFrame, pd.Series, list[FeatureGroup]]:
     """The binary data a paper trained on: ``(X, y, groups)``.
 
-    ``paper`` is ``"001"`` or ``"003"``; ``name`` as printed in that paper's dataset table (see
+    ``paper`` is ``"000"``, ``"001"`` or ``"003"``; ``name`` as printed in that paper's dataset table (see
     :func:`list_paper_datasets`); ``encoding`` is ``"QB-5"`` or ``"QT-5"`` for paper 003's datasets
     with numeric features (ignored for categorical-only ones). ``X`` holds 0/1 ints with readable
     column names (``attribute=value``, ``attribute in (a, b]``, ``attribute>q``), ``y`` the original
@@ -171,8 +194,32 @@ def paper_dataset(
     spec = paper_dataset_spec(paper, name)
     encoder = spec.encoder(encoding)
     X, y = paper_attributes(paper, name)
-    X01 = encoder.fit_transform(X).astype(int)
+    if spec.positive is not None:   # paper 000: 1 = the positive class of Table 1
+        y = (y.astype(str) == spec.positive).astype(int)
+    if spec.column_groups:
+        return _grouped_binary(X, spec), y, _column_groups(X, spec)
+    X01 = encoder.fit(X).transform(X).astype(int)
     return X01, y, encoder.groups_
+
+
+def _grouped_binary(X: pd.DataFrame, spec: PaperDatasetSpec) -> pd.DataFrame:
+    """Already-binary columns (a1a) as 0/1 ints."""
+    return X.apply(lambda column: pd.to_numeric(column.astype(str))).astype(int)
+
+
+def _column_groups(X: pd.DataFrame, spec: PaperDatasetSpec) -> list[FeatureGroup]:
+    """The groups of already-binary data from their 1-based [first, last] column ranges (the columns
+    kept after dropping constant ones); every kept column must belong to exactly one group."""
+    position = {column: j + 1 for j, column in enumerate(load_dataset(spec.slug, spec.variant).X.columns)}
+    groups = []
+    for group, (first, last) in spec.column_groups.items():
+        columns = [c for c in X.columns if first <= position[c] <= last]
+        kind = "ordinal" if group in spec.ordinal_groups else "categorical"
+        groups.append(FeatureGroup(group, columns, kind, list(columns)))
+    grouped = [c for g in groups for c in g.columns]
+    if sorted(grouped) != sorted(X.columns):
+        raise ValueError(f"paper {spec.paper} {spec.name}: column_groups do not cover each column once")
+    return groups
 
 
 __all__ = ["paper_dataset", "list_paper_datasets", "paper_dataset_spec", "paper_attributes",

@@ -1,0 +1,189 @@
+"""Paper 000: the protocol helpers (splits, run configs, grids, tables) and the notebook's smoke profile."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from odtlib.experiments import ResultStore, config_key, reference_table, run_grid
+from odtlib.experiments import paper000 as p000
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOK = REPO / "notebooks" / "paper000_categorical_odt.ipynb"
+
+
+# ------------------------------------------------------------------------------------------ splits
+@pytest.mark.parametrize("n_rows", [267, 958])
+def test_split_is_a_10_percent_test_set_and_a_90_percent_pool(n_rows):
+    odt, pool, test = p000.split_rows(n_rows, split=2)
+    assert sorted(np.concatenate([pool, test])) == list(range(n_rows))    # disjoint and complete
+    assert len(test) == round(0.1 * n_rows)
+    assert np.array_equal(odt, pool)                                       # no cap: the ODT uses the pool
+    capped, same_pool, same_test = p000.split_rows(n_rows, split=2, n_train=100)
+    assert len(capped) == 100 and set(capped) <= set(pool)
+    assert np.array_equal(same_pool, pool) and np.array_equal(same_test, test)
+
+
+def test_split_is_deterministic_per_split_and_differs_between_splits():
+    first, again, other = (p000.split_rows(500, 0), p000.split_rows(500, 0), p000.split_rows(500, 1))
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert not np.array_equal(first[2], other[2])
+
+
+def test_validation_stage_scores_held_out_pool_rows_never_the_test_rows():
+    _, pool, test = p000.split_rows(400, 3)
+    odt, inner_pool, validation = p000.split_rows(400, 3, stage="validate")
+    assert set(validation) | set(inner_pool) == set(pool)
+    assert not set(validation) & set(inner_pool) and not set(validation) & set(test)
+    assert len(validation) == round(0.2 * len(pool))
+    with pytest.raises(ValueError, match="stage must be"):
+        p000.split_rows(400, 3, stage="train")
+
+
+# ------------------------------------------------------------------------------------------- grids
+def test_cart_configs_ignore_the_odt_settings():
+    a = p000.run_config("bc", "CART-D3", split=1, topology="depth3", max_card=1, time_limit=5)
+    b = p000.run_config("bc", "CART-D3", split=1, topology="depth2", time_limit=60)
+    assert config_key(a) == config_key(b)
+    assert config_key(p000.run_config("bc", split=1)) != config_key(p000.run_config("bc", split=1, max_card=1))
+
+
+def test_paper_profile_is_the_papers_protocol():
+    paper = p000.get_profile("paper")
+    grid = p000.grids(paper)
+    datasets = set(reference_table("000", "table1")["dataset"]) - {"heloc"}
+    # Tables 8-11: 9 datasets x 5 splits x 2 limits x 2 feature selections x 4 topologies, + CART-D3 per split
+    assert len(grid["accuracy"]) == 9 * 5 * 2 * 2 * 4 + 9 * 5
+    acc = pd.DataFrame(grid["accuracy"])
+    assert set(acc["dataset"]) == datasets
+    assert set(acc.loc[acc["method"] == "ODT", "time_limit"]) == {1800, 300}
+    assert set(acc.loc[acc["method"] == "ODT", "n_train"]) == {600}
+    # Tables 2-3: the ten (dataset, n) cells of the paper x 5 variants at depth 3
+    paper23 = pd.concat([reference_table("000", "table2"), reference_table("000", "table3")])
+    cells = {(d, n) for d, n in zip(paper23["dataset"], paper23["n_samples"])}
+    ablation = pd.DataFrame(grid["ablation"])
+    assert {(d, n) for d, n in zip(ablation["dataset"], ablation["n_train"])} == cells
+    assert set(ablation["variant"]) == set(p000.VARIANTS) and set(ablation["topology"]) == {"depth3"}
+    # Table 14: bc, 8 floors as printed, depths 2 and 3, 30 runs each
+    tradeoff = pd.DataFrame(grid["tradeoff"])
+    floors = sorted(set(100 * tradeoff["floor"]))
+    assert np.allclose(floors, sorted(set(reference_table("000", "table14")["train_tpr"])))
+    assert len(tradeoff) == 2 * 8 * 30
+
+
+def test_shared_runs_have_one_key():
+    quick = p000.grids(p000.get_profile("quick"))
+    accuracy = {config_key(c) for c in quick["accuracy"]}
+    comb_con = [c for c in quick["branching"] if c["max_card"] == 2]
+    assert comb_con and all(config_key(c) in accuracy for c in comb_con)   # Table 6's comb-con = Table 9's run
+
+
+def test_profile_time_limit_override_and_unknown_profile():
+    quick = p000.get_profile("quick", time_limit=5)
+    assert (quick.time_limit, quick.timing_limit, quick.accuracy_limits) == (5, 5, (5,))
+    with pytest.raises(ValueError, match="profile must be one of"):
+        p000.get_profile("huge")
+
+
+# ------------------------------------------------------------------------------------------- tables
+def _runs(rows, columns):
+    frame = pd.DataFrame(rows, columns=columns).assign(status="ok")
+    return frame if "method" in frame else frame.assign(method="ODT")
+
+
+def test_time_table_marks_unproved_cells_and_ratios_are_to_the_reference():
+    runs = _runs([("bc", "All", 2.0, "optimal"), ("bc", "Nothing", 10.0, "optimal"),
+                  ("bc", "No Relax", 20.0, "time_limit")], ["dataset", "variant", "solve_runtime", "solve_status"])
+    times = p000.time_table(runs, ["dataset", "variant"])
+    ratios = p000.time_ratios(times, ["dataset"], "variant", "All").set_index("variant")
+    assert ratios.loc["Nothing", "ratio"] == 5.0 and ratios.loc["All", "ratio"] == 1.0
+    assert ratios.loc["No Relax", "marker"] == "*" and ratios.loc["Nothing", "marker"] == ""
+
+
+def test_accuracy_table_maps_limits_and_repeats_cart_for_every_cell():
+    columns = ["dataset", "method", "topology", "split", "time_limit", "feature_selection", "solve_status",
+               "train_accuracy", "test_accuracy"]
+    runs = _runs([("bc", "ODT", "depth2", 0, 20, True, "optimal", 0.9, 0.8),
+                  ("bc", "ODT", "depth2", 0, 5, True, "time_limit", 0.9, 0.7),
+                  ("bc", "CART-D3", None, 0, None, None, None, 0.85, 0.75)], columns)
+    table = p000.accuracy_table(runs, paper_minutes={20: 30, 5: 5}).set_index(["method", "odt_time_limit_min"])
+    assert table.loc[("ODT-depth2", 30), "test_accuracy"] == 80.0
+    assert table.loc[("ODT-depth2", 5), "reason"].startswith("ours: stopped")
+    assert sorted(table.loc["CART-D3"].index) == [5, 30]                   # CART beside both limits
+    assert (table.loc["CART-D3", "feature_selection"] == "yes").all()
+
+
+def test_topology_selection_takes_best_validation_then_fewer_leaves():
+    columns = ["dataset", "split", "topology", "method", "validation_accuracy", "n_leaves"]
+    validation = _runs([("votes", 0, "depth2", "ODT", 0.90, 4), ("votes", 0, "depth2.5", "ODT", 0.90, 6),
+                        ("votes", 1, "depth2", "ODT", 0.80, 4), ("votes", 1, "depth2.5", "ODT", 0.85, 6)], columns)
+    tested = _runs([("votes", 0, "depth2", "ODT", 0.95, 4), ("votes", 0, "depth2.5", "ODT", 0.99, 6),
+                    ("votes", 1, "depth2", "ODT", 0.99, 4), ("votes", 1, "depth2.5", "ODT", 0.93, 6),
+                    ("votes", 0, None, "CART", 0.90, 3), ("votes", 1, None, "CART", 0.92, 5)],
+                   ["dataset", "split", "topology", "method", "test_accuracy", "n_leaves"])
+    row = p000.topology_selection(validation, tested).set_index("dataset").loc["votes"]
+    assert row["odt_test_acc"] == pytest.approx(100 * (0.95 + 0.93) / 2)   # depth2 on split 0, depth2.5 on 1
+    assert row["odt_avg_leaves"] == 5 and row["cart_avg_leaves"] == 4
+    assert row["cart_test_acc"] == pytest.approx(91.0)
+
+
+def test_tradeoff_table_is_keyed_by_the_floor_in_percent():
+    columns = ["topology", "floor", "split", "solve_status", "train_tpr", "train_tnr", "test_tpr", "test_tnr"]
+    # our y = 1 is benign; the paper's Table 14 calls malignant (our y = 0) positive: rates swap
+    runs = _runs([("depth2", 0.995, 0, "optimal", 0.8, 1.0, 0.7, 0.99),
+                  ("depth2", 0.995, 1, "optimal", 0.9, 0.995, 0.8, 0.97)], columns)
+    table = p000.tradeoff_table(runs).iloc[0]
+    assert (table["depth"], table["train_tpr"], table["runs"]) == (2, 99.5, 2)
+    assert table["train_tpr_achieved"] == pytest.approx(99.75) and table["train_tnr"] == pytest.approx(85.0)
+    assert table["test_tpr"] == pytest.approx(98.0) and table["test_tnr"] == pytest.approx(75.0)
+    assert table["reason"] == ""
+
+
+# ------------------------------------------------------------------------------------- the notebook
+def test_notebook_is_commit_clean():
+    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
+    assert "parameters" in code[0]["metadata"].get("tags", [])
+    source = "\n" + "".join(code[0]["source"])
+    for name in ("profile", "solver", "time_limit", "n_jobs", "scheduler", "output_dir"):
+        assert f"\n{name} = " in source
+    for line in source.splitlines():                  # papermill cannot parse these in a parameter comment
+        comment = line.partition("#")[2]
+        assert "=" not in comment and "'" not in comment, line
+
+
+@pytest.mark.timeout(180)
+def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
+    from odtlib.experiments import reproduce
+
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    if not os.environ.get("ODTLIB_DATA_MIRROR") and (REPO.parent / "shared" / "uci").is_dir():
+        monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(REPO.parent / "shared" / "uci"))
+    [run] = reproduce(papers=["000"], profile="smoke", output_dir=tmp_path, notebooks_dir=REPO / "notebooks")
+    assert run.status == "ok", run.error
+
+    report_dir = tmp_path / "paper000" / "report"
+    names = [item["name"] for item in json.loads((report_dir / "summary.json").read_text())["items"]]
+    for name in ("table1", "table2_3", "table6", "table8_11", "table8_11_verdict", "run_info"):
+        assert name in names
+    table1 = pd.read_csv(report_dir / "table1.csv")
+    assert table1.loc[table1["dataset"] == "heloc", "verdict"].str.startswith("not comparable").all()
+    table8 = pd.read_csv(report_dir / "table8_11.csv")
+    assert table8["verdict"].str.contains("code-path check").all()        # smoke numbers are never compared
+
+    grids = p000.grids(p000.get_profile("smoke"))
+    store = ResultStore(tmp_path / "paper000" / "results" / "runs")
+    ablation = p000.results_of(store, grids["ablation"])
+    assert len(ablation) == len(p000.VARIANTS) and (ablation["status"] == "ok").all()
+    # the enhancements never change the optimum: every variant reaches the same training accuracy
+    solved = ablation[ablation["solve_status"] == "optimal"]
+    assert len(solved) >= 2 and solved["train_accuracy"].nunique() == 1
+    # a rerun skips every finished run
+    configs = [c for configs in grids.values() for c in configs]
+    summary = run_grid(p000.run, configs, store, progress=False)
+    assert summary.ran == 0 and summary.skipped == len({config_key(c) for c in configs})   # shared runs once
