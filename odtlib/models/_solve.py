@@ -87,7 +87,8 @@ class FlowModelClassifier(ODTClassifier):
                        callbacks=self._callbacks(model, X, y), log=self.log)
         if not result.has_solution:
             raise RuntimeError(f"{type(self).__name__}: the solver returned no tree "
-                               f"(status {result.status!r}: {result.message})")
+                               f"(status {result.status!r}: {result.message}); raise time_limit, or pass "
+                               f"warm_start='cart' so that a time-limited solve always has a tree")
         self.model_ = model  # the solved Pyomo model (values loaded), for inspection
         branch_feature, node_label = self._decode(model)
         labels = {n: self.classes_[k] for n, k in node_label.items()}
