@@ -132,6 +132,34 @@ def test_benders_cuts_are_valid_for_every_tree(depth):
             assert np.all(_cut_rhs(X, y, in_source, b2, w2, depth) >= flow2 - 1e-9)
 
 
+@pytest.mark.parametrize("depth", [1, 2])
+def test_benders_feasibility_check_agrees_with_its_rows(depth):
+    """`rejects` (separation only, SCIP's check of heuristic solutions) says the same as testing the rows."""
+    from odtlib.models import bendersoct
+    from odtlib.solvers import Callbacks, Values
+    from odtlib.solvers.standard_form import ColumnIndex
+
+    rng = np.random.default_rng(11)
+    X, y = random_binary_data(15, 3, 2, depth)
+    model = bendersoct.build_model(X, y, depth)
+    cuts = bendersoct.benders_cuts(model, X, y)
+    columns = list(model.component_data_objects(pyo.Var))
+    index = ColumnIndex(columns)
+    seen = set()
+    for trial in range(30):
+        b, w = _random_tree_values(rng, depth, 3, 2, fractional=False)
+        flow, _ = path_source_sets(X.astype(float), b, w, y, depth)
+        g = flow if trial % 2 else np.maximum(flow, rng.random(len(y)) < 0.1)   # feasible, or maybe not
+        value = {id(model.b[n, f]): b[n, f] for n, f in model.b}
+        value |= {id(model.w[n, k]): w[n, k] for n, k in model.w}
+        value |= {id(model.g[i]): float(g[i]) for i in model.g}
+        values = Values(np.array([value[id(v)] for v in columns]), index)
+        rejected = cuts.rejects(values)
+        assert rejected == Callbacks.rejects(cuts, values)
+        seen.add(rejected)
+    assert seen == {True, False}
+
+
 def test_route_follows_the_tree():
     X = np.array([[0, 1], [1, 0], [1, 1]])
     branch = np.full(8, NO_SPLIT)

@@ -560,3 +560,19 @@ def test_scip_lp_file_is_removed_and_empty_rows_are_rejected(tmp_path, monkeypat
     sf.A = sp.csr_array((sf.A.data[:0], sf.A.indices[:0], np.zeros(sf.n_rows + 1, int)), shape=sf.A.shape)
     with pytest.raises(ValueError, match="at least one nonzero"):
         write_lp(str(tmp_path / "x.lp"), sf, 1e20)
+
+
+def test_default_feasibility_check_tests_the_lazy_rows():
+    from odtlib.solvers import Values
+    from odtlib.solvers.standard_form import ColumnIndex
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var([0, 1], domain=pyo.Binary)
+
+    class AtMostOne(Callbacks):
+        def lazy(self, values):
+            return [m.x[0] + m.x[1] <= 1]
+
+    index = ColumnIndex([m.x[0], m.x[1]])
+    assert AtMostOne().rejects(Values(np.array([1.0, 1.0]), index))
+    assert not AtMostOne().rejects(Values(np.array([1.0, 0.0]), index))

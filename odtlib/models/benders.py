@@ -137,6 +137,10 @@ class MinCutBendersCuts(Callbacks):
         points, in_source = self.separate(values)
         return self.cut_rows(values, points, in_source)
 
+    def rejects(self, values: Values) -> bool:
+        """A candidate is infeasible exactly when some point's g^i exceeds its max flow; no rows needed."""
+        return self.separate(values)[0].size > 0
+
     def separate(self, values: Values) -> tuple[np.ndarray, np.ndarray]:
         """Points whose g^i exceeds their max flow at the current (b, w), with their source sets
         (Proposition 1's path at integer points, the min cut at fractional ones)."""

@@ -103,6 +103,15 @@ class Callbacks:
         feasible integer solution. Default: none."""
         return ()
 
+    def rejects(self, values: Values) -> bool:
+        """Whether the integer candidate ``values`` violates some lazy constraint (SCIP's
+        feasibility check of solutions found by its heuristics, where no row is added).
+
+        Default: build ``lazy(values)`` and test its rows. Override it when deciding is much
+        cheaper than building the rows (Benders: the separation alone answers it)."""
+        return any(row.violation(values.x) > FEASIBILITY_TOL
+                   for row in to_rows(self.lazy(values), values._index))
+
     def heuristic(self, values: Values):
         """Propose a solution from the current LP point (SCIP primal heuristic): a
         ``ComponentMap`` or iterable of (Pyomo variable, value) pairs, or None. Variables left

@@ -256,11 +256,12 @@ class _LazyHandler(Conshdlr, _GuardedPlugin):
         if self.error is not None:
             return {"result": SCIP_RESULT.INFEASIBLE}
         try:
-            violated, _ = self._violated(solution, True)
+            values = Values(self.backend.values(solution), self.backend.sf.index, is_integral=True)
+            rejected = self.callbacks.rejects(values)
         except Exception as exc:  # noqa: BLE001 - re-raised after the solve
             self._fail(exc)
             return {"result": SCIP_RESULT.INFEASIBLE}
-        return {"result": SCIP_RESULT.INFEASIBLE if violated else SCIP_RESULT.FEASIBLE}
+        return {"result": SCIP_RESULT.INFEASIBLE if rejected else SCIP_RESULT.FEASIBLE}
 
     def _enforce(self):
         if self.error is not None:
