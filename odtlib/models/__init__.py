@@ -5,5 +5,8 @@ from odtlib.models.bendersoct import BendersOCT
 from odtlib.models.binoct import BinOCT
 from odtlib.models.flowoct import FlowOCT
 from odtlib.models.oct import OCT
+from odtlib.models.regularized_bendoct import RegularizedBendOCT
+from odtlib.models.regularized_flowoct import RegularizedFlowOCT
 
-__all__ = ["ODTClassifier", "CategoricalODT", "FlowOCT", "BendersOCT", "OCT", "BinOCT"]
+__all__ = ["ODTClassifier", "CategoricalODT", "FlowOCT", "BendersOCT", "OCT", "BinOCT",
+           "RegularizedBendOCT", "RegularizedFlowOCT"]

@@ -1,0 +1,46 @@
+"""The callbacks of one BendOCT solve: lazy Benders cuts plus the registered cut families and heuristics."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from odtlib.models.benders import MinCutBendersCuts
+from odtlib.solvers import Callbacks, Values
+
+__all__ = ["BranchAndCut"]
+
+
+class BranchAndCut(Callbacks):
+    """Runs ``benders.lazy`` at integer candidates, every ``cuts[j].cut`` at fractional LP points and the
+    ``heuristics`` after node LPs (first proposal wins).
+
+    Heuristics that work from integer points (solution polishing) see every candidate the lazy callback
+    checks through their ``observe(values)`` method. On solvers without callbacks only ``lazy`` runs.
+    """
+
+    def __init__(self, benders: MinCutBendersCuts, cuts: Sequence = (), heuristics: Sequence = ()):
+        self.benders = benders
+        self.cuts = list(cuts)
+        self.heuristics = list(heuristics)
+
+    @property
+    def has_cut(self) -> bool:
+        return bool(self.cuts)
+
+    @property
+    def has_heuristic(self) -> bool:
+        return bool(self.heuristics)
+
+    def lazy(self, values: Values) -> list:
+        for heuristic in self.heuristics:
+            heuristic.observe(values)
+        return self.benders.lazy(values)
+
+    def cut(self, values: Values) -> list:
+        return [row for family in self.cuts for row in family.cut(values)]
+
+    def heuristic(self, values: Values):
+        for heuristic in self.heuristics:
+            proposal = heuristic.heuristic(values)
+            if proposal:
+                return proposal
+        return None

@@ -1,0 +1,134 @@
+"""Path-bound cutting planes (PBCP) of paper 003 (Section 5.4, Algorithm 2).
+
+At a fractional LP point, follow the *integral paths* from the root: while a node branches integrally
+(b_nf > 1 - 1e-4), both children are visited, with the samples that go there. Every visited node n whose
+height in the full tree is >= 2 is a candidate (the root with the empty path included); paths are not
+extended below nodes of height 2. For a candidate with samples I_P, D2S gives the best subtree of depth <= 2
+on I_P under the leaf penalty α = |I|·λ (value OPT_P, correct set C_P). If the LP's value on the subtree,
+Σ_{i∈I_P} θ_i - α·Σ_{m∈D[n]} p_m, exceeds OPT_P + 1e-4, the subtree is bounded by D2S unless the relaxing
+term (23) is >= 1:
+
+    R_P = Σ_{(n_j, f_j) on P} (Σ_{f≠f_j} b_{n_j f} + p_{n_j}) + Σ_{m more than 2 levels below n} p_m
+
+(a different branch on the path, a leaf on the path, or a leaf below the depth-2 subtree). Cuts:
+
+* (24) Σ_{i∈I_P} θ_i <= |C_P| + (|I_P| - |C_P|)·R_P, or with ``bound_negative_samples``
+* (25) Σ_{i∈I_P \\ C_P} θ_i <= |I_P \\ C_P|·R_P (the samples D2S misclassifies stay misclassified);
+* (26) with ``bound_structure``: the subtree at n takes D2S's structure (branch nodes Br*, leaves Lf*):
+  Σ_{m∈Br*} (Σ_{f≠f*_m} b_mf + p_m) + Σ_{m∈Lf*} (Σ_{k≠k*_m} w_km + Σ_f b_mf) <= (|Br*| + |Lf*|)·R_P.
+
+These cuts do not hold for every feasible tree; they keep an optimal one (the D2S subtree is optimal for the
+samples that reach n, which depend only on the path), so they belong in a solver's cut callback (SCIP). The
+paper uses them for depth >= 3 (so does :class:`~odtlib.models.RegularizedBendOCT`); at depth 2 the root's
+cut alone already is the D2S optimum.
+Samples sets smaller than 2·|I|·λ are skipped (no depth-2 subtree there can pay for its leaves).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from odtlib.models._sparse_tree import TreeColumns
+from odtlib.models.d2s import Depth2Solver
+from odtlib.solvers import LinearRow, Values
+
+__all__ = ["PathBoundCuts"]
+
+
+class PathBoundCuts:
+    """Algorithm 2 as a cut family (``cut(values)`` -> rows)."""
+
+    integral_tol = 1e-4
+    violation_tol = 1e-4
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float, d2s: Depth2Solver,
+                 model, bound_negative_samples: bool = True, bound_structure: bool = True):
+        self.X = np.asarray(X) > 0.5
+        self.y = np.asarray(y, dtype=np.int64)
+        self.depth = depth
+        self.alpha = len(self.y) * leaf_penalty
+        self.d2s = d2s
+        self.columns = TreeColumns(model)
+        self.bound_negative_samples = bound_negative_samples
+        self.bound_structure = bound_structure
+
+    def candidates(self, b: np.ndarray):
+        """(node, path [(n_j, f_j)], sample mask) of every node on an integral path with height >= 2."""
+        stack = [(1, [], np.ones(len(self.y), dtype=bool))]
+        while stack:
+            n, path, mask = stack.pop()
+            height = self.depth - (n.bit_length() - 1)
+            if height < 2:
+                continue
+            yield n, path, mask
+            if height == 2:
+                continue
+            f = int(b[n].argmax())
+            if b[n, f] > 1 - self.integral_tol:
+                right = self.X[:, f]
+                stack += [(2 * n, path + [(n, f)], mask & ~right), (2 * n + 1, path + [(n, f)], mask & right)]
+
+    def cut(self, values: Values) -> list[LinearRow]:
+        b, p, w, theta = self.columns.arrays(values)
+        b_cols, p_cols, w_cols, t_cols = self.columns.columns(values)
+        rows = []
+        for n, path, mask in self.candidates(b):
+            size = int(mask.sum())
+            if size == 0 or size < 2 * self.alpha:
+                continue
+            best = self.d2s.solve(mask, depth=2, leaf_penalty=self.alpha)
+            below = self._descendants(n)
+            lp_value = theta[mask].sum() - self.alpha * p[below].sum()
+            if lp_value <= best.value + self.violation_tol:
+                continue
+            relax = self._relaxing_term(n, path, b_cols, p_cols)
+            rows.append(self._bound_row(mask, best, relax, t_cols))
+            if self.bound_structure:
+                rows.append(self._structure_row(n, best, relax, b_cols, p_cols, w_cols))
+        return rows
+
+    def _descendants(self, n: int, min_gap: int = 0) -> np.ndarray:
+        """D[n] (``min_gap=0``) or the descendants more than ``min_gap`` levels below n, as node ids."""
+        nodes = []
+        for gap in range(min_gap, self.depth - (n.bit_length() - 1) + 1):
+            first = n << gap
+            nodes.extend(range(first, first + 2**gap))
+        return np.array(nodes, dtype=np.int64)
+
+    def _relaxing_term(self, n: int, path, b_cols, p_cols) -> np.ndarray:
+        """Columns of R_P (23), each with coefficient 1."""
+        terms = []
+        for node, f in path:
+            terms.append(np.delete(b_cols[node], f))
+            terms.append([p_cols[node]])
+        terms.append(p_cols[self._descendants(n, min_gap=3)])
+        return np.concatenate(terms).astype(np.int64)
+
+    def _bound_row(self, mask, best, relax, t_cols) -> LinearRow:
+        correct = np.zeros(len(self.y), dtype=bool)
+        correct[best.correct_samples] = True
+        if self.bound_negative_samples:                                        # (25)
+            wrong = np.flatnonzero(mask & ~correct)
+            return LinearRow(np.concatenate((t_cols[wrong], relax)),
+                             np.concatenate((np.ones(len(wrong)), -float(len(wrong)) * np.ones(len(relax)))),
+                             ub=0.0)
+        samples = np.flatnonzero(mask)                                         # (24)
+        n_correct = int(correct[samples].sum())
+        return LinearRow(np.concatenate((t_cols[samples], relax)),
+                         np.concatenate((np.ones(len(samples)),
+                                         -float(len(samples) - n_correct) * np.ones(len(relax)))),
+                         ub=float(n_correct))
+
+    def _structure_row(self, n, best, relax, b_cols, p_cols, w_cols) -> LinearRow:
+        """(26): every deviation from D2S's subtree placed at n costs one unit of R_P."""
+        branch, leaf = best.subtree.placed_at(n)
+        cols = []
+        for m, f in branch.items():
+            cols += [np.delete(b_cols[m], f), [p_cols[m]]]
+        for m, k in leaf.items():
+            cols.append(np.delete(w_cols[m], k))
+            if b_cols[m, 0] >= 0:
+                cols.append(b_cols[m])
+        lhs = np.concatenate(cols).astype(np.int64)
+        size = float(len(branch) + len(leaf))
+        return LinearRow(np.concatenate((lhs, relax)),
+                         np.concatenate((np.ones(len(lhs)), -size * np.ones(len(relax)))), ub=0.0)

@@ -1,0 +1,225 @@
+"""RegularizedBendOCT: paper 003's Benders master (4) with its acceleration switches.
+
+Keegan, Forbes, Corry & Abolghasemi (2025), "Acceleration techniques for learning optimal classification
+trees with integer programming". The master keeps the sparse-tree variables (b, p, w) with (3b)-(3g) and
+one θ_i in [0, 1] per sample (4d); the Benders cuts (9)/(10) that tie θ_i to the tree are added lazily at
+integer solutions. They are the cuts of paper 001's BendersOCT (the path of the sample to its leaf is the
+min cut of its flow network), so :class:`~odtlib.models.benders.MinCutBendersCuts` separates them here.
+In the plain master the predictions w are continuous (the master decomposes per leaf once (b, p) are fixed,
+so a binary optimum exists); with the strengthened cuts (11)-(12) w must be binary and p is relaxed.
+
+The accelerations of Section 5 are small objects in :mod:`odtlib.models.accel`, switched on by the
+estimator's keywords (:class:`RegularizedBendOCT`); :func:`build_model` and :func:`branch_and_cut` put
+them together so the paper's ablations are loops over switches.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pyomo.environ as pyo
+
+from odtlib.models._flow_tree import TreeIndex, add_branch_and_predict_variables
+from odtlib.models._sparse_tree import (
+    SparseTree,
+    accuracy_minus_leaves,
+    add_branch_leaf_or_cut,
+    add_leaf_predicts_one_class,
+    add_leaf_variables,
+    add_one_leaf_per_path,
+    check_leaf_penalty,
+)
+from odtlib.models.accel import (
+    EQP_FAMILIES,
+    BranchAndCut,
+    EQPInequalities,
+    PathBoundCuts,
+    SolutionPolishing,
+    StrengthenedBendersCuts,
+)
+from odtlib.models.benders import MinCutBendersCuts
+from odtlib.models.d2s import Depth2Solver
+from odtlib.models.regularized_flowoct import RegularizedTreeClassifier
+from odtlib.solvers.core import backend_class
+
+__all__ = ["RegularizedBendOCT", "build_model", "branch_and_cut"]
+
+logger = logging.getLogger(__name__)
+
+
+def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 0.01,
+                n_classes: int | None = None, binary_predictions: bool = False,
+                eqp: EQPInequalities | None = None) -> pyo.ConcreteModel:
+    """Master problem (4) without its Benders cuts (pair it with :func:`branch_and_cut` when solving).
+
+    ``binary_predictions``: w binary and p continuous, as the strengthened cuts (11)-(12) need; otherwise
+    w continuous and p binary (the plain master). ``eqp``: EQP valid inequalities (16)-(22), added up front.
+    """
+    y = np.asarray(y, dtype=np.int64)
+    lam = check_leaf_penalty(leaf_penalty)
+    tree = TreeIndex(depth)
+    K = int(y.max()) + 1 if n_classes is None else n_classes
+    model = pyo.ConcreteModel(name=f"RegularizedBendOCT master(depth={depth})")
+    model.tree = tree
+    add_branch_and_predict_variables(model, tree, np.asarray(X).shape[1], K,              # b (3e), w (3g)
+                                     w_domain=pyo.Binary if binary_predictions else pyo.UnitInterval)
+    add_leaf_variables(model, domain=pyo.UnitInterval if binary_predictions else pyo.Binary)   # p (3f)
+    model.I = pyo.Set(initialize=range(len(y)), ordered=True, doc="training samples")
+    model.theta = pyo.Var(model.I, bounds=(0, 1), doc="(4d) classification score of sample i")
+    add_branch_leaf_or_cut(model, tree)                                       # (3b)
+    add_leaf_predicts_one_class(model)                                        # (3c)
+    add_one_leaf_per_path(model, tree)                                        # (3d)
+    model.objective = accuracy_minus_leaves(model, [model.theta[i] for i in model.I], len(y), lam)  # (4a)
+    if eqp is not None:
+        eqp.add_to(model)
+    return model
+
+
+def benders_cuts(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, strengthened: bool = False
+                 ) -> MinCutBendersCuts:
+    """Lazy Benders cuts (9)/(10) (or the strengthened (11)/(12)) for a master of :func:`build_model`."""
+    cls = StrengthenedBendersCuts if strengthened else MinCutBendersCuts
+    return cls(X, y, model.tree.depth, model.b, model.w, model.theta, n_classes=len(model.K))
+
+
+def branch_and_cut(model, X, y, *, strengthened_cuts: bool = False,
+                   polishing: SolutionPolishing | None = None, path_bound_cuts: PathBoundCuts | None = None
+                   ) -> BranchAndCut:
+    """The callbacks of one solve: Benders cuts (lazy), PBCP (cut) and polishing (heuristic) when given."""
+    return BranchAndCut(benders_cuts(model, X, y, strengthened_cuts),
+                        cuts=[path_bound_cuts] if path_bound_cuts is not None else [],
+                        heuristics=[polishing] if polishing is not None else [])
+
+
+class RegularizedBendOCT(RegularizedTreeClassifier):
+    """Optimal sparse tree maximising ``accuracy - λ·leaves`` by paper 003's accelerated BendOCT.
+
+    Parameters
+    ----------
+    depth : int, default 2
+        Maximum depth D of the sparse tree.
+    leaf_penalty : float in [0, 1], default 0.01
+        λ of (1): the training accuracy an extra leaf must gain.
+    solver : str, default "scip"
+        SCIP runs one branch-and-cut: Benders cuts as lazy constraints, path-bound cuts at fractional LP
+        points, polishing as a primal heuristic. HiGHS and GLPK have no callbacks: the Benders cuts are
+        enforced by a restart loop (re-solving the master), the EQP inequalities and the polished warm start
+        still apply, but path-bound cuts and in-search polishing are lost (``path_bound_cuts`` and
+        ``polishing`` then only affect the warm start; a warning is logged). Expect them to be much slower.
+    time_limit, mip_gap, threads, seed, log
+        Passed to :func:`odtlib.solvers.solve`; ``mip_gap=None`` proves the exact optimum.
+    warm_start : "cart", None or a Tree, default "cart"
+        CART (Gini) pruned with ccp_alpha = λ, or a given tree; polished first when ``polishing``.
+    strengthened_cuts : bool, default False
+        Benders cuts (11)-(12) instead of (10) at terminal leaves (w binary, p continuous then).
+    polishing : bool, default True
+        Solution polishing (Algorithm 1): every subtree tail of depth <= 2 of an incumbent is replaced by the
+        optimal D2S subtree; applied to the warm start, and on SCIP to every integer candidate.
+    eqp : {"recursive", "chain", "basic", None}, default "recursive"
+        The H family of the EQP inequalities ((20)/(21), (18)/(19), (16)); None switches EQP off.
+    eqp_disaggregated : bool, default True
+        Disaggregated chain (19) / recursive (21) instead of (18) / (20) (no effect with "basic").
+    eqp_group_selection : bool, default True
+        G family (22) (one γ per class) instead of the basic (17).
+    eqp_max_split : {1, 2, 3}, default 2
+        Keep EQP sets whose split set has at most this many features (|F*| bound).
+    path_bound_cuts : bool, default True
+        Path-bound cutting planes (Algorithm 2) at fractional LP points (SCIP only), for depth >= 3 as in
+        the paper (at depth 2 the root's cut would be the D2S optimum itself, i.e. the problem solved by
+        enumeration; :class:`~odtlib.models.accel.PathBoundCuts` can still be registered by hand there).
+    bound_negative_samples : bool, default True
+        Use (25) instead of (24) for the path-bound cuts.
+    bound_structure : bool, default True
+        Also add the structure cut (26).
+
+    The defaults are the paper's best configuration: recursive disaggregated EQP with group selection,
+    |F*| <= 2, PBCP with BNS and BSt, polishing, no strengthened cuts.
+
+    After ``fit``: ``tree_``, ``solve_result_`` (objective = accuracy - λ·leaves; ``extra`` holds the
+    heuristic's statistics on SCIP), ``model_``, ``warm_start_objective_`` (of the polished start, or None).
+    """
+
+    def __init__(self, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "scip",
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1,
+                 seed: int = 0, warm_start="cart", strengthened_cuts: bool = False, polishing: bool = True,
+                 eqp: str | None = "recursive", eqp_disaggregated: bool = True,
+                 eqp_group_selection: bool = True, eqp_max_split: int = 2, path_bound_cuts: bool = True,
+                 bound_negative_samples: bool = True, bound_structure: bool = True, log: bool = False):
+        self.depth = depth
+        self.leaf_penalty = leaf_penalty
+        self.solver = solver
+        self.time_limit = time_limit
+        self.mip_gap = mip_gap
+        self.threads = threads
+        self.seed = seed
+        self.warm_start = warm_start
+        self.strengthened_cuts = strengthened_cuts
+        self.polishing = polishing
+        self.eqp = eqp
+        self.eqp_disaggregated = eqp_disaggregated
+        self.eqp_group_selection = eqp_group_selection
+        self.eqp_max_split = eqp_max_split
+        self.path_bound_cuts = path_bound_cuts
+        self.bound_negative_samples = bound_negative_samples
+        self.bound_structure = bound_structure
+        self.log = log
+
+    # ------------------------------------------------------------------ parameters
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.eqp is not None and self.eqp not in EQP_FAMILIES:
+            raise ValueError(f"eqp must be None or one of {EQP_FAMILIES}, got {self.eqp!r}")
+        if self.eqp_max_split not in (1, 2, 3):
+            raise ValueError(f"eqp_max_split must be 1, 2 or 3, got {self.eqp_max_split!r}")
+
+    @property
+    def _has_callbacks(self) -> bool:
+        """Does the solver run cut and heuristic callbacks inside its search (SCIP)?"""
+        return backend_class(self.solver).supports_callbacks
+
+    # ------------------------------------------------------------------ FlowModelClassifier hooks
+    def _build(self, X, y):
+        self._d2s = Depth2Solver(X > 0.5, y, n_classes=len(self.classes_))
+        self._eqp = (EQPInequalities(X, y, self.eqp, disaggregated=self.eqp_disaggregated,
+                                     group_selection=self.eqp_group_selection, max_split=self.eqp_max_split)
+                     if self.eqp is not None else None)
+        self.warm_start_objective_ = None
+        return build_model(X, y, self.depth, self.leaf_penalty, n_classes=len(self.classes_),
+                           binary_predictions=self.strengthened_cuts, eqp=self._eqp)
+
+    def _tree_values(self, model, X, y):
+        """tree -> values of every master variable (b, p, w, θ and the EQP variables)."""
+        def values(tree: SparseTree):
+            start = tree.start_values(model, X, y)
+            if self._eqp is not None:
+                self._eqp.start_values(model, tree, tree.correct(X > 0.5, y), start)
+            return start
+        return values
+
+    def _polisher(self, model, X, y) -> SolutionPolishing:
+        return SolutionPolishing(X, y, self.depth, self.leaf_penalty, self._d2s, model,
+                                 self._tree_values(model, X, y))
+
+    def _start_values(self, model, X, y, branch_feature, node_label):
+        tree = self._warm_start_tree(X, y, branch_feature, node_label)
+        if self.polishing:
+            tree = self._polisher(model, X, y).polish(tree)
+        self.warm_start_objective_ = tree.objective(X > 0.5, y, self.leaf_penalty)
+        return self._tree_values(model, X, y)(tree)
+
+    def _callbacks(self, model, X, y):
+        on_scip = self._has_callbacks
+        if not on_scip and (self.path_bound_cuts or self.polishing):
+            logger.warning("RegularizedBendOCT on %r: no solver callbacks, so path-bound cuts and "
+                           "in-search polishing are off (the warm start is still polished)", self.solver)
+        pbcp = (PathBoundCuts(X, y, self.depth, self.leaf_penalty, self._d2s, model,
+                              bound_negative_samples=self.bound_negative_samples,
+                              bound_structure=self.bound_structure)
+                if on_scip and self.path_bound_cuts and self.depth >= 3 else None)
+        polisher = None
+        if on_scip and self.polishing:
+            polisher = self._polisher(model, X, y)
+            if self.warm_start_objective_ is not None:
+                polisher.best = self.warm_start_objective_
+        return branch_and_cut(model, X, y, strengthened_cuts=self.strengthened_cuts,
+                              polishing=polisher, path_bound_cuts=pbcp)

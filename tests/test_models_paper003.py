@@ -1,0 +1,300 @@
+"""Paper 003 (Keegan et al. 2025): RegularizedBendOCT, its acceleration switches and RegularizedFlowOCT.
+
+Every optimum is checked against oracles that share no code with the models:
+
+* ``tests/oracles.brute_force_tree`` (exhaustive recursion over all trees of depth <= d): its objective
+  ``(1 - l)·correct - l·splits`` with ``l = α/(1+α)`` is ``(1 - l)·(correct - α·splits)``, and with
+  leaves = splits + 1 our objective (1) is ``(correct - α·leaves) / n`` for α = n·λ;
+* STreeD (``pystreed``), cost-complex-accuracy with c = α/n (see tests/test_d2s.py);
+* the authors' published optima of five paper instances (``paper_results.md``, "Calibration run").
+
+The toggle matrix (STreeD's pattern): the same instances solved under many switch combinations -- every
+switch on and off against the plain master and against the paper's best configuration, plus seeded random
+combinations -- must all reach the oracle's optimum.
+"""
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from oracles import brute_force_tree, random_binary_data
+
+from odtlib.models import RegularizedBendOCT, RegularizedFlowOCT
+from odtlib.models._sparse_tree import SparseTree
+from odtlib.models.accel import EQPInequalities, PathBoundCuts, SolutionPolishing, find_eqp_sets
+from odtlib.models.d2s import Depth2Solver, solve_depth2
+from odtlib.models.regularized_bendoct import branch_and_cut, build_model
+from odtlib.solvers import solve
+
+PLAIN = dict(warm_start=None, polishing=False, eqp=None, path_bound_cuts=False, strengthened_cuts=False)
+BEST: dict = {}   # the estimator's defaults are the paper's best configuration
+
+
+def oracle_value(X, y, depth, lam):
+    """max accuracy - λ·leaves over all trees of depth <= ``depth``, by exhaustive recursion."""
+    n = len(y)
+    alpha = n * lam
+    split_cost = alpha / (1 + alpha)
+    objective = brute_force_tree(X, y, depth, split_cost)[0]
+    return (objective / (1 - split_cost) - alpha) / n
+
+
+def fitted_value(model, X, y, lam):
+    """Objective (1) of the fitted tree, recomputed from its predictions."""
+    return float((model.predict(X) == y).mean()) - lam * model.tree_.n_leaves
+
+
+def instance(seed, n_rows=30, n_features=5, n_classes=2):
+    return random_binary_data(n_rows, n_features, n_classes, seed)
+
+
+# ------------------------------------------------------------------------------------------ toggle matrix
+SWITCH_VALUES = {
+    "strengthened_cuts": [False, True],
+    "polishing": [False, True],
+    "warm_start": [None, "cart"],
+    "eqp": [None, "basic", "chain", "recursive"],
+    "eqp_disaggregated": [False, True],
+    "eqp_group_selection": [False, True],
+    "eqp_max_split": [1, 2, 3],
+    "path_bound_cuts": [False, True],
+    "bound_negative_samples": [False, True],
+    "bound_structure": [False, True],
+}
+
+
+def _configurations():
+    configs = {"plain": dict(PLAIN), "best": dict(BEST)}
+    defaults = RegularizedBendOCT().get_params()
+    for name, options in SWITCH_VALUES.items():
+        for value in options:
+            if value != PLAIN.get(name, defaults[name]):
+                on_plain = {**PLAIN, name: value}
+                if name.startswith(("eqp_", "bound_")):     # sub-switches need their family on
+                    on_plain.update(eqp="chain" if name.startswith("eqp_") else None,
+                                    path_bound_cuts=name.startswith("bound_"))
+                configs[f"plain+{name}={value}"] = on_plain
+            if value != defaults[name]:
+                configs[f"best+{name}={value}"] = {name: value}
+    rng = random.Random(2025)
+    for j in range(4):
+        configs[f"random{j}"] = {name: rng.choice(options) for name, options in SWITCH_VALUES.items()}
+    configs["pbcp basic (24) only"] = {**PLAIN, "path_bound_cuts": True, "bound_negative_samples": False,
+                                       "bound_structure": False}
+    return configs
+
+
+CONFIGS = _configurations()
+# the estimator uses path-bound cuts from depth 3 on (as the paper): at depth 2 their switches are no-ops
+DEPTH2_CONFIGS = [c for c in CONFIGS if "bound" not in c]
+DEPTH2 = [(11, 24, 4, 2, 0.02), (12, 30, 5, 3, 0.01)]
+
+
+@pytest.fixture(scope="module")
+def depth2_instances():
+    data = []
+    for seed, n, f, k, lam in DEPTH2:
+        X, y = instance(seed, n, f, k)
+        data.append((X, y, lam, oracle_value(X, y, 2, lam)))
+    return data
+
+
+@pytest.mark.parametrize("config", DEPTH2_CONFIGS)
+def test_toggle_matrix_depth2(config, depth2_instances):
+    for X, y, lam, optimum in depth2_instances:
+        model = RegularizedBendOCT(depth=2, leaf_penalty=lam, **CONFIGS[config]).fit(X, y)
+        assert model.solve_result_.status == "optimal"
+        assert model.solve_result_.objective == pytest.approx(optimum, abs=1e-6)
+        assert fitted_value(model, X, y, lam) == pytest.approx(optimum, abs=1e-9)
+
+
+DEPTH3_CONFIGS = ["plain", "best", "best+bound_negative_samples=False", "best+bound_structure=False",
+                  "pbcp basic (24) only", "plain+bound_structure=False", "best+eqp=chain",
+                  "best+strengthened_cuts=True", "plain+path_bound_cuts=True", "random1"]
+
+
+@pytest.mark.parametrize("config", DEPTH3_CONFIGS)
+def test_toggle_matrix_depth3(config):
+    X, y = instance(31, n_rows=20, n_features=4, n_classes=2)
+    lam = 0.02
+    model = RegularizedBendOCT(depth=3, leaf_penalty=lam, **CONFIGS[config]).fit(X, y)
+    assert model.solve_result_.status == "optimal"
+    assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-6)
+    assert fitted_value(model, X, y, lam) == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-9)
+
+
+# ------------------------------------------------------------------------------------------ cross-checks
+def streed_value(X, y, depth, lam):
+    """Objective (1) of STreeD's optimal tree (cost-complex-accuracy with c = α/n = λ)."""
+    from pystreed import STreeDClassifier
+
+    n = len(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        streed = STreeDClassifier(optimization_task="cost-complex-accuracy", max_depth=depth,
+                                  cost_complexity=lam, time_limit=30).fit(X, y)
+    return float((streed.predict(X) == y).mean()) - lam * streed.get_n_leaves()
+
+
+@pytest.mark.parametrize("seed,depth,lam", [(41, 2, 0.01), (42, 2, 0.05), (43, 3, 0.02)])
+def test_bendoct_equals_flowoct_and_pystreed(seed, depth, lam):
+    X, y = instance(seed, n_rows=24 if depth == 3 else 40, n_features=4 if depth == 3 else 5, n_classes=2)
+    bend = RegularizedBendOCT(depth=depth, leaf_penalty=lam).fit(X, y)
+    flow = RegularizedFlowOCT(depth=depth, leaf_penalty=lam, solver="highs").fit(X, y)
+    streed = streed_value(X, y, depth, lam)
+    assert flow.solve_result_.status == bend.solve_result_.status == "optimal"
+    assert bend.solve_result_.objective == pytest.approx(streed, abs=1e-6)
+    assert flow.solve_result_.objective == pytest.approx(streed, abs=1e-6)
+    assert fitted_value(flow, X, y, lam) == pytest.approx(streed, abs=1e-9)
+
+
+@pytest.mark.parametrize("bns,bst", [(False, False), (True, True)])
+def test_path_bound_cuts_registered_by_hand_at_depth2(bns, bst):
+    """At depth 2 the root's path-bound cut is the D2S bound: with it SCIP closes the gap at once."""
+    X, y = instance(21, n_rows=30, n_features=5, n_classes=2)
+    lam = 0.02
+    model = build_model(X, y, depth=2, leaf_penalty=lam)
+    cuts = PathBoundCuts(X, y, 2, lam, Depth2Solver(X, y), model, bound_negative_samples=bns,
+                         bound_structure=bst)
+    result = solve(model, solver="scip", callbacks=branch_and_cut(model, X, y, path_bound_cuts=cuts),
+                   abs_gap=1e-6)
+    assert result.status == "optimal" and result.n_cuts > 0
+    assert result.objective == pytest.approx(oracle_value(X, y, 2, lam), abs=1e-6)
+
+
+def test_depth2_optimum_is_d2s_on_all_samples():
+    X, y = instance(51, n_rows=36, n_features=5, n_classes=3)
+    lam = 0.015
+    d2s = solve_depth2(X, y, depth=2, leaf_penalty=len(y) * lam).value / len(y)
+    for config in ("plain", "best"):
+        model = RegularizedBendOCT(depth=2, leaf_penalty=lam, **CONFIGS[config]).fit(X, y)
+        assert model.solve_result_.objective == pytest.approx(d2s, abs=1e-6)
+
+
+@pytest.mark.parametrize("solver", ["highs", "glpk"])
+def test_restart_loop_solvers_reach_the_optimum(solver):
+    """HiGHS/GLPK: Benders by restart loop, EQP and the polished warm start on; PBCP/heuristic dropped."""
+    X, y = instance(61, n_rows=30, n_features=4, n_classes=2)
+    lam = 0.02
+    model = RegularizedBendOCT(depth=2, leaf_penalty=lam, solver=solver, time_limit=60).fit(X, y)
+    assert model.solve_result_.status == "optimal"
+    assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 2, lam), abs=1e-6)
+
+
+def test_zero_penalty_and_flow_warm_start():
+    X, y = instance(71, n_rows=30, n_features=4, n_classes=2)
+    optimum = oracle_value(X, y, 2, 0.0)
+    bend = RegularizedBendOCT(depth=2, leaf_penalty=0.0).fit(X, y)
+    flow = RegularizedFlowOCT(depth=2, leaf_penalty=0.0, warm_start="cart").fit(X, y)
+    assert bend.solve_result_.objective == pytest.approx(optimum, abs=1e-6)
+    assert flow.solve_result_.objective == pytest.approx(optimum, abs=1e-6)
+
+
+# ------------------------------------------------------------------------------------------ paper instance
+@pytest.mark.parametrize("name,lam,published", [("monk3", 0.01, 0.904426)])
+def test_published_optimum_of_paper_instance(name, lam, published, monkeypatch):
+    """The authors' Gurobi optimum (depth 2), rounded to 6 decimals in paper_results.md."""
+    from pathlib import Path
+
+    from odtlib.data import paper_dataset
+
+    mirror = Path("/work/shared/uci")
+    if not mirror.exists():
+        pytest.skip("offline UCI mirror not available")
+    monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(mirror))
+    X, y, _ = paper_dataset("003", name)
+    model = RegularizedBendOCT(depth=2, leaf_penalty=lam).fit(X, y)
+    assert model.solve_result_.status == "optimal"
+    assert model.solve_result_.objective == pytest.approx(published, abs=1e-6)
+
+
+# ------------------------------------------------------------------------------------------ pieces
+@pytest.mark.parametrize("max_split", [1, 2, 3])
+def test_eqp_sets_are_equivalent_point_sets(max_split):
+    X, y = instance(81, n_rows=40, n_features=5, n_classes=3)
+    sets = find_eqp_sets(X, y, max_split)
+    assert sets
+    for s in sets:
+        outside = [f for f in range(X.shape[1]) if f not in s.split]
+        assert len(s.split) <= max_split
+        assert (X[s.members][:, outside] == s.pattern[outside]).all()                      # (13)
+        assert np.unique(y[s.members]).size >= 2
+        assert s.upper_bound == np.bincount(y[s.members]).max()
+        # maximal: every sample agreeing outside F* is a member
+        agree = np.flatnonzero((X[:, outside] == s.pattern[outside]).all(axis=1))
+        assert np.array_equal(agree, s.members)
+
+
+@pytest.mark.parametrize("family,disaggregated,group", [
+    ("basic", False, False), ("chain", False, True), ("chain", True, False),
+    ("recursive", False, False), ("recursive", True, True)])
+def test_eqp_start_values_satisfy_every_row(family, disaggregated, group):
+    """The EQP variables' values of random trees satisfy the added rows (the inequalities are valid)."""
+    X, y = instance(91, n_rows=30, n_features=4, n_classes=2)
+    eqp = EQPInequalities(X, y, family, disaggregated=disaggregated, group_selection=group, max_split=2)
+    model = build_model(X, y, depth=3, leaf_penalty=0.01, eqp=eqp)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        tree = _random_sparse_tree(rng, depth=3, n_features=4, n_classes=2)
+        start = tree.start_values(model, X, y)
+        eqp.start_values(model, tree, tree.correct(X, y), start)
+        for var, value in start.items():
+            var.set_value(value, skip_validation=True)
+        for con in model.eqp.rows.values():
+            body = pyo.value(con.body)
+            assert (con.lower is None or body >= pyo.value(con.lower) - 1e-9)
+            assert (con.upper is None or body <= pyo.value(con.upper) + 1e-9)
+
+
+def _random_sparse_tree(rng, depth, n_features, n_classes):
+    branch, leaf, stack = {}, {}, [1]
+    while stack:
+        n = stack.pop()
+        if n < 2**depth and rng.random() < 0.7:
+            branch[n] = int(rng.integers(n_features))
+            stack += [2 * n, 2 * n + 1]
+        else:
+            leaf[n] = int(rng.integers(n_classes))
+    return SparseTree(depth, branch, leaf)
+
+
+def test_polishing_never_worsens_and_is_optimal_at_depth2():
+    X, y = instance(101, n_rows=40, n_features=5, n_classes=2)
+    lam = 0.01
+    model = build_model(X, y, depth=3, leaf_penalty=lam)
+    polisher = SolutionPolishing(X, y, 3, lam, Depth2Solver(X, y), model, lambda t: {})
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        tree = _random_sparse_tree(rng, depth=3, n_features=5, n_classes=2)
+        polished = polisher.polish(tree)
+        assert polished.objective(X, y, lam) >= tree.objective(X, y, lam) - 1e-12
+        assert max(polished.heights().values()) <= 3
+    model2 = build_model(X, y, depth=2, leaf_penalty=lam)
+    at_depth2 = SolutionPolishing(X, y, 2, lam, Depth2Solver(X, y), model2, lambda t: {})
+    polished = at_depth2.polish(_random_sparse_tree(rng, depth=2, n_features=5, n_classes=2))
+    assert polished.objective(X, y, lam) == pytest.approx(oracle_value(X, y, 2, lam), abs=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ validation
+@pytest.mark.parametrize("params,message", [
+    (dict(eqp="fancy"), "eqp must be"),
+    (dict(eqp_max_split=4), "eqp_max_split"),
+    (dict(leaf_penalty=-0.1), "leaf_penalty"),
+    (dict(depth=0), "depth"),
+    (dict(solver="nope"), "solver"),
+])
+def test_bad_parameters_are_rejected(params, message):
+    X, y = instance(1, n_rows=10, n_features=3)
+    with pytest.raises(ValueError, match=message):
+        RegularizedBendOCT(**params).fit(X, y)
+
+
+def test_non_binary_features_are_rejected():
+    X, y = instance(1, n_rows=10, n_features=3)
+    with pytest.raises(ValueError, match="binary|0/1|0 and 1"):
+        RegularizedBendOCT().fit(X + 0.5, y)
+    with pytest.raises(ValueError, match="binary|0/1|0 and 1"):
+        RegularizedFlowOCT().fit(X * 2, y)
