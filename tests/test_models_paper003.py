@@ -131,7 +131,6 @@ def streed_value(X, y, depth, lam):
     """Objective (1) of STreeD's optimal tree (cost-complex-accuracy with c = α/n = λ)."""
     from pystreed import STreeDClassifier
 
-    n = len(y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         streed = STreeDClassifier(optimization_task="cost-complex-accuracy", max_depth=depth,

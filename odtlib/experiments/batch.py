@@ -141,7 +141,7 @@ def write_report(runs: list[NotebookRun], output_dir: str | os.PathLike, paramet
     status = pd.DataFrame([{"paper": r.paper, "notebook": r.notebook.name, "status": r.status,
                             "runtime_s": round(r.runtime, 1), "error": r.error or ""} for r in runs])
     settings = ", ".join(f"{k}={v}" for k, v in parameters.items() if k != "output_dir")
-    md = [f"# odtlib reproduction report", "", f"{stamp}; {settings}", "", "## Notebooks", ""]
+    md = ["# odtlib reproduction report", "", f"{stamp}; {settings}", "", "## Notebooks", ""]
     body = [f"<h1>odtlib reproduction report</h1><p>{html.escape(stamp)}; {html.escape(settings)}</p>",
             "<h2>Notebooks</h2>", status.to_html(index=False, escape=True)]
     md.append(markdown_table(status) if runs else "(no notebooks)")

@@ -49,7 +49,7 @@ import pandas as pd
 import pyomo.environ as pyo
 from pandas.api import types as ptypes
 
-from odtlib.encoders import DecileEncoder, FeatureGroup
+from odtlib.encoders import DecileEncoder, FeatureGroup, _as_frame
 from odtlib.models._base import ODTClassifier
 from odtlib.models._solve import exact_gaps
 from odtlib.models.topologies import Topology, get_topology
@@ -387,15 +387,6 @@ class CategoricalEncoding:
 
     def transform(self, X) -> pd.DataFrame:
         return self.encoder_.transform(self._prepare(_as_frame(X)))
-
-
-def _as_frame(X) -> pd.DataFrame:
-    if isinstance(X, pd.DataFrame):
-        return X
-    array = np.asarray(X)
-    if array.ndim != 2:
-        raise ValueError(f"X must be 2-dimensional, got shape {array.shape}")
-    return pd.DataFrame(array, columns=[f"x{j}" for j in range(array.shape[1])])
 
 
 def _label_text(value) -> object:
