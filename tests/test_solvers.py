@@ -576,3 +576,45 @@ def test_default_feasibility_check_tests_the_lazy_rows():
     index = ColumnIndex([m.x[0], m.x[1]])
     assert AtMostOne().rejects(Values(np.array([1.0, 1.0]), index))
     assert not AtMostOne().rejects(Values(np.array([1.0, 0.0]), index))
+
+
+class CountedSubtourCuts(SubtourCuts):
+    """Subtour rows lazily and as cuts, plus one heuristic proposal; counts the calls of each method."""
+
+    def __init__(self, m, n, edges, proposal):
+        super().__init__(m, n, edges, fractional_cuts=True)
+        self.proposal = proposal
+        self.cut_calls = self.heuristic_calls = 0
+
+    def cut(self, values):
+        self.cut_calls += 1
+        return super().cut(values)
+
+    def heuristic(self, values):
+        self.heuristic_calls += 1
+        return self.proposal if self.heuristic_calls == 1 else None
+
+
+@NEEDS_SCIP
+def test_scip_reports_time_and_calls_per_callback_kind():
+    n, seed = 8, 2
+    m, d, edges = tsp_model(n, seed)
+    tour = [(k, k + 1) for k in range(n - 1)] + [(0, n - 1)]       # feasible: the tour 0-1-...-7-0
+    cb = CountedSubtourCuts(m, n, edges, pyo.ComponentMap((m.x[e], float(e in tour)) for e in edges))
+    res = solve(m, solver="scip", callbacks=cb)
+    assert res.objective == pytest.approx(tsp_brute_force(d))
+    seconds, calls = res.extra["callback_seconds"], res.extra["callback_calls"]
+    assert set(seconds) == set(calls) == {"lazy", "cut", "heuristic"}
+    # every lazy-handler call (check, enforce) asks Callbacks.lazy once (rejects() goes through lazy)
+    assert calls == {"lazy": cb.calls, "cut": cb.cut_calls, "heuristic": cb.heuristic_calls}
+    assert min(calls.values()) > 0
+    assert all(s >= 0 for s in seconds.values()) and sum(seconds.values()) <= res.solve_time
+    assert res.to_dict()["extra"]["callback_calls"] == calls                # JSON-safe
+
+
+@NEEDS_SCIP
+def test_scip_reports_zero_callback_time_without_callbacks():
+    m, _ = knapsack()
+    res = solve(m, solver="scip")
+    assert res.extra["callback_seconds"] == {"lazy": 0.0, "cut": 0.0, "heuristic": 0.0}
+    assert res.extra["callback_calls"] == {"lazy": 0, "cut": 0, "heuristic": 0}

@@ -41,8 +41,13 @@ class SolveResult:
     message : str
         The solver's own status text.
     extra : dict
-        Backend-specific counters (SCIP: ``heuristic_solutions`` accepted from
-        ``Callbacks.heuristic``).
+        Backend-specific counters. SCIP: ``callback_seconds`` and ``callback_calls``, dicts with
+        keys "lazy", "cut", "heuristic": wall seconds spent in the Python callbacks of that kind
+        (reading the point, the user's method, handing its rows to SCIP; "lazy" covers the
+        constraint handler's check, enforcement and separation; "heuristic" excludes SCIP's check
+        of the proposal, whose lazy part is under "lazy") and how often they ran (0 for kinds not
+        used). The rest of ``solve_time`` is SCIP itself. ``heuristic_solutions``: proposals of
+        ``Callbacks.heuristic`` that SCIP accepted.
     """
 
     status: str

@@ -21,13 +21,22 @@ appears in lazy rows is fixed at its best objective value) and presolve restarts
 Rows are added with transformed variables as global cuts (``addCut`` + ``addPoolCut``) and
 cached by content, so a row separated twice is built once.
 
+Where the time goes: each plugin clocks its Python body (reading the point, the user's method,
+turning its rows into SCIP cuts) with ``perf_counter`` and counts its calls; `run` reports them
+per kind in ``extra["callback_seconds"]`` / ``extra["callback_calls"]``. The heuristic's clock
+stops before SCIP checks its proposal (``trySol``): that check runs the lazy handler, which is
+counted under "lazy", so the kinds never overlap.
+
 An exception raised inside a callback interrupts the solve and is re-raised by `solve()`.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import tempfile
+import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -125,7 +134,8 @@ class ScipBackend(Backend):
                 raise plugin.error
         n_lazy = sum(getattr(p, "n_lazy", 0) for p in plugins)
         n_cuts = sum(getattr(p, "n_cuts", 0) for p in plugins)
-        extra = {"heuristic_solutions": p.n_found for p in plugins if isinstance(p, _Heuristic)}
+        extra = _callback_times(plugins)
+        extra.update(("heuristic_solutions", p.n_found) for p in plugins if isinstance(p, _Heuristic))
         raw = m.getStatus()
         status = _STATUS.get(raw, "error")
         sol = m.getBestSol() if m.getNSols() > 0 else None
@@ -228,18 +238,50 @@ class _CutAdder:
         return added, cutoff
 
 
-class _GuardedPlugin:
-    """Stores the first exception of a user callback and interrupts the solve."""
+CALLBACK_KINDS = ("lazy", "cut", "heuristic")
 
+
+def _callback_times(plugins: list) -> dict:
+    """``callback_seconds`` and ``callback_calls`` per kind (0 for kinds not installed)."""
+    return {"callback_seconds": {k: sum(p.seconds for p in plugins if p.kind == k) for k in CALLBACK_KINDS},
+            "callback_calls": {k: sum(p.calls for p in plugins if p.kind == k) for k in CALLBACK_KINDS}}
+
+
+class _GuardedPlugin:
+    """Stores the first exception of a user callback and interrupts the solve; clocks its calls."""
+
+    kind: str = ""
     error: BaseException | None = None
+    seconds: float = 0.0
+    calls: int = 0
 
     def _fail(self, exc: BaseException) -> None:
         if self.error is None:
             self.error = exc
         self.model.interruptSolve()
 
+    @contextmanager
+    def _clock(self):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds += time.perf_counter() - start
+            self.calls += 1
+
+
+def _clocked(method):
+    """Run a plugin method under the plugin's clock."""
+    @functools.wraps(method)
+    def clocked(self, *args, **kwargs):
+        with self._clock():
+            return method(self, *args, **kwargs)
+    return clocked
+
 
 class _LazyHandler(Conshdlr, _GuardedPlugin):
+    kind = "lazy"
+
     def __init__(self, backend: ScipBackend, callbacks: Callbacks, cuts: _CutAdder):
         self.backend, self.callbacks, self.cuts = backend, callbacks, cuts
         self.error = None
@@ -251,6 +293,7 @@ class _LazyHandler(Conshdlr, _GuardedPlugin):
         rows = to_rows(self.callbacks.lazy(Values(x, index, is_integral=integral)), index)
         return [r for r in rows if r.violation(x) > FEASIBILITY_TOL], x
 
+    @_clocked
     def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason,
                   completely, **kwargs):
         if self.error is not None:
@@ -277,9 +320,11 @@ class _LazyHandler(Conshdlr, _GuardedPlugin):
         self.n_lazy += added
         return {"result": SCIP_RESULT.CUTOFF if cutoff else SCIP_RESULT.SEPARATED}
 
+    @_clocked
     def consenfolp(self, constraints, nusefulconss, solinfeasible):
         return self._enforce()
 
+    @_clocked
     def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
         # no LP at this node: add the violated rows as constraints
         if self.error is not None:
@@ -296,6 +341,7 @@ class _LazyHandler(Conshdlr, _GuardedPlugin):
         self.n_lazy += len(violated)
         return {"result": SCIP_RESULT.CONSADDED}
 
+    @_clocked
     def conssepalp(self, constraints, nusefulconss):  # only when lazy_at_fractional
         if self.error is not None:
             return {"result": SCIP_RESULT.DIDNOTRUN}
@@ -317,11 +363,14 @@ class _LazyHandler(Conshdlr, _GuardedPlugin):
 
 
 class _CutSeparator(Sepa, _GuardedPlugin):
+    kind = "cut"
+
     def __init__(self, backend: ScipBackend, callbacks: Callbacks, cuts: _CutAdder):
         self.backend, self.callbacks, self.cuts = backend, callbacks, cuts
         self.error = None
         self.n_cuts = 0
 
+    @_clocked
     def sepaexeclp(self):
         if self.error is not None:
             return {"result": SCIP_RESULT.DIDNOTRUN}
@@ -341,6 +390,8 @@ class _CutSeparator(Sepa, _GuardedPlugin):
 
 
 class _Heuristic(Heur, _GuardedPlugin):
+    kind = "heuristic"
+
     def __init__(self, backend: ScipBackend, callbacks: Callbacks):
         self.backend, self.callbacks = backend, callbacks
         self.error = None
@@ -350,18 +401,25 @@ class _Heuristic(Heur, _GuardedPlugin):
         if self.error is not None:
             return {"result": SCIP_RESULT.DIDNOTRUN}
         try:
-            index = self.backend.sf.index
-            proposal = self.callbacks.heuristic(Values(self.backend.values(None), index, is_integral=False))
-            if proposal is None:
+            with self._clock():
+                sol = self._proposal()
+            if sol is None:
                 return {"result": SCIP_RESULT.DIDNOTFIND}
-            m = self.model
-            sol = m.createSol(self)
-            cols, vals = start_vector(self.backend.sf, proposal)
-            for j, val in zip(cols.tolist(), vals.tolist()):
-                m.setSolVal(sol, self.backend.vars[j], val)
-            accepted = m.trySol(sol, printreason=False)
+            accepted = self.model.trySol(sol, printreason=False)   # runs the lazy check: not clocked here
         except Exception as exc:  # noqa: BLE001
             self._fail(exc)
             return {"result": SCIP_RESULT.DIDNOTRUN}
         self.n_found += bool(accepted)
         return {"result": SCIP_RESULT.FOUNDSOL if accepted else SCIP_RESULT.DIDNOTFIND}
+
+    def _proposal(self):
+        """The user's proposal at the current LP point as a SCIP solution (None without one)."""
+        index = self.backend.sf.index
+        proposal = self.callbacks.heuristic(Values(self.backend.values(None), index, is_integral=False))
+        if proposal is None:
+            return None
+        sol = self.model.createSol(self)
+        cols, vals = start_vector(self.backend.sf, proposal)
+        for j, val in zip(cols.tolist(), vals.tolist()):
+            self.model.setSolVal(sol, self.backend.vars[j], val)
+        return sol

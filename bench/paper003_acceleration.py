@@ -1,0 +1,309 @@
+"""Paper 003's accelerations on free solvers: plain BendOCT vs accelerated BendOCT on SCIP, and where the time goes.
+
+For each instance (dataset of paper 003's Table A.1, depth D, leaf penalty λ) and method, one fit of
+``accuracy - λ·leaves`` on the full dataset (paper 003 trains on the full data), each in its own subprocess
+with a hard wall-clock kill at ``time limit + grace`` (the time limit bounds the solver run only; building
+the model and the warm start come on top, so the grace must cover them). Methods:
+
+* ``bendoct-scip``: RegularizedBendOCT with every acceleration off (no strengthened cuts, no polishing, no
+  EQP, no path-bound cuts); the CART warm start is kept, as in the paper's BendOCT;
+* ``accel-scip``: RegularizedBendOCT's defaults, the paper's best configuration (EQP recursive
+  disaggregated with group selection, |F*| <= 2, PBCP with BNS and BSt, polishing);
+* ``accel-nopbcp-scip``: the same without path-bound cuts (the paper's "Accelerated (No PBCP)");
+* ``flow-highs``: the compact RegularizedFlowOCT on HiGHS (no callbacks);
+* ``pystreed``: STreeD's dynamic program (cost-complex-accuracy, cost_complexity = λ, max_depth = D), whose
+  tree is scored as ``accuracy - λ·leaves``. It runs first on every instance and is the reference: the
+  ``= streed`` column says whether a method's objective equals its optimum within 1e-6 (``yes``/``NO``
+  for a proven optimum, ``inc ok``/``inc worse`` for a time-limited incumbent).
+
+Printed: the table (status, objective, bound, seconds = wall time of ``fit``), the number of instances each
+method proves, the median speed-up of accel-scip over bendoct-scip on the instances bendoct-scip proves, and
+"where the time goes" for the SCIP methods: prep (Pyomo model, EQP sets, CART + polished warm start: the
+part of ``fit`` outside ``solve``), build (standard form), hand-off, SCIP total (``solve_time``) and, inside
+it, the Python callbacks by kind (lazy / cut / heuristic, from ``SolveResult.extra["callback_seconds"]``)
+and SCIP's own share; D2S seconds (cold D2S solves, wherever they ran: warm-start polishing, PBCP in the cut
+callback, polishing in the heuristic); nodes, lazy rows, cuts. Rows go to
+``bench/results/paper003_acceleration_<UTC timestamp>.csv`` as they finish.
+
+Usage::
+
+    ODTLIB_DATA_MIRROR=/work/shared/uci .venv/bin/python bench/paper003_acceleration.py \\
+        --time-limit 60 --datasets monk3 monk1 hayes-roth soybean-small --lambdas 0.01
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+DATASETS = ("monk3", "monk1", "hayes-roth", "house-votes-84", "soybean-small", "car-evaluation", "kr-vs-kp")
+PLAIN = dict(strengthened_cuts=False, polishing=False, eqp=None, path_bound_cuts=False, warm_start="cart")
+OURS = {   # method -> (estimator, solver, switches)
+    "bendoct-scip": ("RegularizedBendOCT", "scip", PLAIN),
+    "accel-scip": ("RegularizedBendOCT", "scip", {}),
+    "accel-nopbcp-scip": ("RegularizedBendOCT", "scip", {"path_bound_cuts": False}),
+    "flow-highs": ("RegularizedFlowOCT", "highs", {}),
+}
+METHODS = ("pystreed", *OURS)
+SCIP_METHODS = [m for m, (_, solver, _) in OURS.items() if solver == "scip"]
+KINDS = ("lazy", "cut", "heuristic")
+FIELDS = ["dataset", "depth", "lam", "method", "time_limit", "status", "objective", "bound", "wall_s",
+          "prep_s", "build_s", "handoff_s", "solve_s", "lazy_s", "cut_s", "heuristic_s", "lazy_calls",
+          "cut_calls", "heuristic_calls", "d2s_s", "d2s_calls", "d2s_hits", "nodes", "n_lazy", "n_cuts",
+          "heuristic_solutions", "reference", "check", "message"]
+
+
+# ----------------------------------------------------------------------------------------- one run (child)
+def load(dataset: str) -> tuple[np.ndarray, np.ndarray]:
+    from odtlib.data import paper_dataset
+
+    X, y, _ = paper_dataset("003", dataset)
+    return X.to_numpy(dtype=np.int64), np.unique(y.to_numpy(), return_inverse=True)[1]
+
+
+def run_streed(X, y, depth: int, lam: float, time_limit: float) -> dict:
+    from pystreed import STreeDClassifier
+
+    model = STreeDClassifier(optimization_task="cost-complex-accuracy", max_depth=depth, cost_complexity=lam,
+                             time_limit=time_limit, random_seed=0).fit(X, y)
+    objective = float((model.predict(X) == y).mean()) - lam * model.get_n_leaves()
+    optimal = model.fit_result.is_optimal()
+    return dict(status="optimal" if optimal else "time_limit", objective=objective,
+                bound=objective if optimal else None)
+
+
+def run_ours(method: str, X, y, depth: int, lam: float, time_limit: float) -> dict:
+    from odtlib import models
+
+    cls_name, solver, switches = OURS[method]
+    est = getattr(models, cls_name)(depth=depth, leaf_penalty=lam, solver=solver, time_limit=time_limit,
+                                    threads=1, seed=0, **switches)
+    start = time.perf_counter()
+    est.fit(X, y)
+    wall = time.perf_counter() - start
+    r = est.solve_result_
+    seconds = r.extra.get("callback_seconds", {})
+    calls = r.extra.get("callback_calls", {})
+    out = dict(status=r.status, objective=r.objective, bound=r.bound, wall_s=wall, prep_s=wall - r.runtime,
+               build_s=r.build_time, handoff_s=r.handoff_time, solve_s=r.solve_time, nodes=r.nodes,
+               n_lazy=r.n_lazy, n_cuts=r.n_cuts, heuristic_solutions=r.extra.get("heuristic_solutions"),
+               **{f"{k}_s": seconds.get(k) for k in KINDS}, **{f"{k}_calls": calls.get(k) for k in KINDS})
+    d2s = getattr(est, "_d2s", None)    # RegularizedBendOCT's Depth2Solver (a private attribute)
+    if d2s is not None:
+        info = d2s.cache_info()
+        out.update(d2s_s=info.seconds, d2s_calls=info.calls, d2s_hits=info.hits)
+    return out
+
+
+def child(spec: dict) -> dict:
+    X, y = load(spec["dataset"])
+    if spec["method"] == "pystreed":
+        start = time.perf_counter()
+        out = run_streed(X, y, spec["depth"], spec["lam"], spec["time_limit"])
+        out["wall_s"] = time.perf_counter() - start
+        return out
+    return run_ours(spec["method"], X, y, spec["depth"], spec["lam"], spec["time_limit"])
+
+
+# ----------------------------------------------------------------------------------------- driver (parent)
+def run_in_subprocess(spec: dict, grace: float) -> dict:
+    """One run in a fresh interpreter, killed after time limit + grace."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], capture_output=True,
+                              text=True, timeout=spec["time_limit"] + grace)
+    except subprocess.TimeoutExpired:
+        return dict(status="killed", wall_s=time.perf_counter() - start,
+                    message=f"no answer {grace:.0f}s past the time limit")
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        return dict(status="error", wall_s=time.perf_counter() - start, message=tail[0][:200])
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def check(row: dict, reference: float | None) -> str:
+    """Does the objective equal STreeD's optimum (1e-6)? 'yes'/'NO' for proven optima, 'inc ok'/'inc worse'
+    for time-limited incumbents."""
+    if row["method"] == "pystreed":
+        return "ref" if row["status"] == "optimal" else ""
+    if reference is None or row.get("objective") is None:
+        return ""
+    equal = abs(float(row["objective"]) - reference) <= 1e-6
+    if row["status"] == "optimal":
+        return "yes" if equal else "NO"
+    return "inc ok" if equal else "inc worse"
+
+
+def append_row(path: Path, row: dict) -> None:
+    new = not path.exists()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore")
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def run_all(instances: list[tuple], methods: list[str], args, out: Path) -> None:
+    """pystreed first on every instance (the reference), then the other methods, ``args.jobs`` at a time."""
+    references: dict[tuple, float | None] = {}
+
+    def one(instance: tuple, method: str) -> None:
+        dataset, depth, lam = instance
+        spec = dict(dataset=dataset, depth=depth, lam=lam, method=method, time_limit=args.time_limit)
+        row = {**spec, **run_in_subprocess(spec, args.grace)}
+        if method == "pystreed":
+            references[instance] = row["objective"] if row["status"] == "optimal" else None
+        row["reference"] = references.get(instance)
+        row["check"] = check(row, row["reference"])
+        append_row(out, row)
+        print(f"{dataset:15s} d={depth} λ={lam:<6} {method:18s} {row['status']:10s} "
+              f"obj={_fmt(row.get('objective'))} {row['check']:9s} {row['wall_s']:7.1f}s", flush=True)
+
+    for instance in instances:
+        one(instance, "pystreed")
+    others = [(i, m) for i in instances for m in methods if m != "pystreed"]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for future in [pool.submit(one, i, m) for i, m in others]:
+            future.result()
+
+
+def _fmt(value, digits: int = 6) -> str:
+    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.{digits}f}"
+
+
+def summarise(frame: pd.DataFrame, time_limit: float) -> None:
+    pd.set_option("display.width", 220)
+    pd.set_option("display.max_columns", 40)
+    key = ["dataset", "depth", "lam"]
+    table = frame[[*key, "method", "status", "objective", "bound", "wall_s", "check"]].rename(
+        columns={"wall_s": "seconds", "check": "= streed (1e-6)"})
+    print("\n" + table.to_string(index=False, na_rep="", formatters={
+        "lam": "{:g}".format, "objective": _fmt, "bound": _fmt, "seconds": "{:.2f}".format}))
+
+    proven = frame[frame.status == "optimal"]
+    n_instances = frame.groupby(key).ngroups
+    print(f"\nproved optimal (of {n_instances} instances): "
+          + ", ".join(f"{m} {int((proven.method == m).sum())}" for m in frame.method.unique()))
+    wrong = frame[frame.check == "NO"]
+    if len(wrong):
+        print(f"WRONG proven optima (objective != STreeD's): {len(wrong)} rows -- see the table")
+
+    if {"bendoct-scip", "accel-scip"} <= set(frame.method):
+        speed_ups(frame, proven, key)
+    where_the_time_goes(frame, key, time_limit)
+
+
+def speed_ups(frame: pd.DataFrame, proven: pd.DataFrame, key: list[str]) -> None:
+    plain = proven[proven.method == "bendoct-scip"].set_index(key)
+    accel = frame[frame.method == "accel-scip"].set_index(key)
+    both = plain.merge(accel, left_index=True, right_index=True, suffixes=("", "_accel"))
+    if len(both):
+        # an accel run that did not prove the instance counts with its full wall time (a lower bound on it)
+        wall = both.wall_s / both.wall_s_accel
+        solve = both.solve_s / both.solve_s_accel
+        print(f"accel-scip over bendoct-scip on the {len(both)} instances bendoct-scip proves: median speed-up "
+              f"{wall.median():.2f}x wall (fit), {solve.median():.2f}x SCIP run (solve_time); "
+              f"accel-scip proves {int((both.status_accel == 'optimal').sum())} of them")
+    else:
+        print("accel-scip over bendoct-scip: bendoct-scip proves none of these instances (no speed-up to take)")
+    plain_all = frame[frame.method == "bendoct-scip"].set_index(key)
+    only = plain_all[plain_all.status != "optimal"].merge(
+        accel[accel.status == "optimal"], left_index=True, right_index=True, suffixes=("", "_accel"))
+    if len(only):
+        print(f"on the {len(only)} instances only accel-scip proves, its speed-up is at least "
+              f"{(only.wall_s / only.wall_s_accel).median():.1f}x (median; bendoct-scip stopped at the time limit)")
+
+
+def where_the_time_goes(frame: pd.DataFrame, key: list[str], time_limit: float) -> None:
+    scip = frame[frame.method.isin(SCIP_METHODS)].copy()
+    if not len(scip):
+        return
+    scip["callbacks_s"] = scip[[f"{k}_s" for k in KINDS]].sum(axis=1)
+    scip["scip_own_s"] = scip.solve_s - scip.callbacks_s
+    cols = ["wall_s", "prep_s", "build_s", "handoff_s", "solve_s", "scip_own_s", "lazy_s", "cut_s",
+            "heuristic_s", "d2s_s", "nodes", "n_lazy", "n_cuts", "lazy_calls", "cut_calls", "heuristic_calls",
+            "d2s_calls", "d2s_hits"]
+    counts = cols[10:]
+    print("\nwhere the time goes (seconds; solve = SCIP total = scip_own + lazy + cut + heuristic callbacks; "
+          "d2s = cold D2S solves, inside prep/cut/heuristic):")
+    shown = scip[[*key, "method", *cols]].astype({c: "Int64" for c in counts})
+    print(shown.to_string(index=False, na_rep="", float_format=lambda v: f"{v:.2f}",
+                          formatters={"lam": "{:g}".format}))
+    totals = scip.groupby("method", sort=False)[cols].sum()
+    print("\nsums per method (and share of the wall time):")
+    for method, t in totals.iterrows():
+        share = {c: 100 * t[c] / t.wall_s if t.wall_s else 0.0 for c in cols[:10]}
+        print(f"  {method:18s} wall {t.wall_s:7.1f}s = prep {t.prep_s:.1f} ({share['prep_s']:.0f}%) + build "
+              f"{t.build_s:.1f} + hand-off {t.handoff_s:.1f} + SCIP {t.solve_s:.1f} ({share['solve_s']:.0f}%): "
+              f"SCIP own {t.scip_own_s:.1f} ({share['scip_own_s']:.0f}%), lazy {t.lazy_s:.1f} "
+              f"({share['lazy_s']:.0f}%), cut {t.cut_s:.1f} ({share['cut_s']:.0f}%), heuristic "
+              f"{t.heuristic_s:.1f} ({share['heuristic_s']:.0f}%); D2S {t.d2s_s:.1f}; nodes {t.nodes:.0f}, "
+              f"lazy rows {t.n_lazy:.0f}, cuts {t.n_cuts:.0f}")
+    print(f"(time limit {time_limit:g}s per solve; prep, build and hand-off come on top of it)")
+
+
+def paper_names(requested: list[str], known: list[str]) -> list[str]:
+    """Map '_' to '-' where that names a paper-003 dataset (car_evaluation -> car-evaluation, as paper 001
+    spells it); unknown names are returned unchanged (and rejected by the caller)."""
+    return [name if name in known or name.replace("_", "-") not in known else name.replace("_", "-")
+            for name in requested]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS),
+                        help="paper-003 dataset names (odtlib.data.list_paper_datasets('003'))")
+    parser.add_argument("--depths", nargs="+", type=int, default=[3])
+    parser.add_argument("--lambdas", nargs="+", type=float, default=[0.01, 0.04])
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS,
+                        help="pystreed always runs (it is the reference)")
+    parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (default 120)")
+    parser.add_argument("--grace", type=float, default=120.0,
+                        help="seconds past the time limit before a run is killed (covers build and warm start)")
+    parser.add_argument("--jobs", type=int, default=1, help="runs at once (default 1: timings on a shared machine)")
+    parser.add_argument("--output", help="CSV to append to (default bench/results/paper003_acceleration_<UTC>.csv)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print("RESULT " + json.dumps(child(json.loads(args.child))), flush=True)
+        return
+
+    os.environ.setdefault("ODTLIB_DATA_MIRROR", "/work/shared/uci")
+    from odtlib.data import list_paper_datasets
+
+    known = list_paper_datasets("003")
+    args.datasets = paper_names(args.datasets, known)
+    unknown = sorted(set(args.datasets) - set(known))
+    if unknown:
+        parser.error(f"unknown paper-003 datasets {unknown}; names: {', '.join(known)}")
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = Path(args.output or f"bench/results/paper003_acceleration_{stamp}.csv")
+    instances = [(d, depth, lam) for d in args.datasets for depth in args.depths for lam in args.lambdas]
+    print(f"{len(instances)} instances x {len(args.methods)} methods, time limit {args.time_limit:g}s, "
+          f"jobs {args.jobs}; rows -> {out}", flush=True)
+    run_all(instances, list(args.methods), args, out)
+
+    frame = pd.read_csv(out)
+    frame = frame[frame.dataset.isin(args.datasets) & frame.depth.isin(args.depths) & frame.lam.isin(args.lambdas)
+                  & (frame.time_limit == args.time_limit) & frame.method.isin(["pystreed", *args.methods])]
+    frame = frame.astype({"check": str}).replace({"check": {"nan": ""}})
+    order = {"dataset": args.datasets, "method": ["pystreed", *[m for m in METHODS if m in args.methods]]}
+    frame = frame.sort_values(["dataset", "depth", "lam", "method"],
+                              key=lambda c: c.map({v: j for j, v in enumerate(order[c.name])}) if c.name in order else c)
+    summarise(frame, args.time_limit)
+
+
+if __name__ == "__main__":
+    main()

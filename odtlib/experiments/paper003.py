@@ -1,0 +1,508 @@
+"""The experiment protocol of paper 003 (Keegan, Forbes, Corry & Abolghasemi 2025, Section 6 and
+Appendix B), shared by its notebook.
+
+Protocol (the paper's, run by the ``paper`` profile):
+
+* 33 UCI datasets: 12 purely categorical ones are one-hot encoded; the 21 with numeric attributes are
+  binarised twice, by 5 quantile buckets (QB-5) and by 4 quantile thresholds (QT-5): 54 dataset-encodings;
+* every dataset-encoding is solved at depths D ∈ {3, 4} for 15 leaf penalties λ (1e-4 ... 0.08), on the
+  *full* data (no split: the paper measures optimisation, not generalisation): 54 x 2 x 15 = 1620
+  instances per method;
+* the objective is training accuracy - λ·(number of leaves); one thread, one hour per solve, gap 0;
+* the solver starts from CART (Gini) pruned by cost complexity with α = λ, improved by solution polishing
+  (the baseline BendOCT gets the same CART start, unpolished: polishing is one of the techniques measured);
+* per dataset (over its encodings, depths and λ) the tables report **Solved** (instances proved optimal
+  within the limit), **Time** (mean seconds over the solved ones) and **Gap** (mean final optimality gap,
+  in %, over the unsolved ones).
+
+`METHODS` holds every configuration of :class:`~odtlib.models.RegularizedBendOCT` the paper measures and
+`STUDIES` groups them by the table or figure they belong to. `PROFILES` shrinks the grid for free solvers
+(``smoke``, ``quick``); the code path is the same. Each run is one config dict executed by `run` (a
+module-level function, so joblib and Dask can ship it).
+
+Every instance solved to optimality is checked against an independent optimum: the dynamic program of
+STreeD (``pystreed``, a dev extra; "not checked" without it) and the few optima published with the paper's
+results (`PUBLISHED_OPTIMA`).
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, replace
+from functools import cache
+
+import numpy as np
+import pandas as pd
+
+from odtlib.experiments.grid import Grid
+from odtlib.experiments.store import ResultStore, config_key
+
+__all__ = [
+    "DATASETS", "DEPTHS", "LAMBDAS", "METHODS", "PROFILES", "PUBLISHED_OPTIMA", "STUDIES", "Profile",
+    "compare_study", "get_profile", "grid", "instance_frame", "load", "make_model", "method_totals",
+    "methods_agree", "optimum_crosscheck", "ordering", "paper_table", "results_of", "run", "solved_time_gap",
+    "streed_objective", "table1_ours", "tableA1_ours", "tableA1_paper", "time_to_match",
+]
+
+# ------------------------------------------------------------------------------------------ the grid
+ONE_HOT = "onehot"
+NUMERIC_ENCODINGS = ("QB-5", "QT-5")
+CATEGORICAL = ("soybean-small", "monk3", "monk1", "hayes-roth", "monk2", "house-votes-84", "spect",
+               "breast-cancer", "balance-scale", "tic-tac-toe", "car-evaluation", "kr-vs-kp")
+WITH_NUMERIC = ("iris", "wine", "plrx", "wpbc", "parkinsons", "sonar", "wdbc", "transfusion", "banknote",
+                "ozone-one", "segmentation", "spambase", "hepatitis", "fertility", "ionosphere", "thoracic",
+                "ILPD", "credit", "biodeg", "seismic-bumps", "ann-thyroid")
+DATASETS: tuple[tuple[str, str], ...] = (
+    *((name, ONE_HOT) for name in CATEGORICAL),
+    *((name, encoding) for name in WITH_NUMERIC for encoding in NUMERIC_ENCODINGS),
+)   # the 54 dataset-encodings, in the row order of the paper's tables
+LAMBDAS = (1e-4, 2e-4, 4e-4, 6e-4, 8e-4, 1e-3, 2e-3, 4e-3, 6e-3, 8e-3, 0.01, 0.02, 0.04, 0.06, 0.08)
+DEPTHS = (3, 4)
+PAPER_NAMES = {"car_evaluation": "car-evaluation"}   # Tables 1, 3-5 print it with an underscore
+
+# --------------------------------------------------------------------------------------- the methods
+# Keywords of RegularizedBendOCT. Every method starts from the CART tree pruned with α = λ (warm_start
+# "cart", the estimator's default); with polishing that start is polished first, as in the paper.
+PLAIN = {"strengthened_cuts": False, "polishing": False, "eqp": None, "path_bound_cuts": False}
+EQP_BEST = {"eqp": "recursive", "eqp_disaggregated": True, "eqp_group_selection": True, "eqp_max_split": 2}
+PBCP_BASIC = {"path_bound_cuts": True, "bound_negative_samples": False, "bound_structure": False}
+PBCP_BEST = {"path_bound_cuts": True, "bound_negative_samples": True, "bound_structure": True}
+ALL = dict(strengthened_cuts=True, polishing=True, **EQP_BEST, **PBCP_BEST)
+_H_NAMES = {"basic": "Ba", "chain": "Ch", "recursive": "Re"}
+
+
+def _eqp_name(family: str, disaggregated: bool, group_selection: bool, max_split: int) -> str:
+    """Appendix B.4.1's labels: H variant (Ba/Ch/Re), +DA (disaggregated), +GS (group selection), |F*|;
+    the paper's best variant is plain "EQP" (Fig. 6(a), Sec. 6.3)."""
+    if (family, disaggregated, group_selection, max_split) == ("recursive", True, True, 2):
+        return "EQP"
+    return (f"EQP {_H_NAMES[family]}{'+DA' if disaggregated else ''}{'+GS' if group_selection else ''}"
+            f" |F*|<={max_split}")
+
+
+def _eqp_variant(family: str, disaggregated: bool, group_selection: bool, max_split: int) -> dict:
+    return {**PLAIN, "eqp": family, "eqp_disaggregated": disaggregated, "eqp_group_selection": group_selection,
+            "eqp_max_split": max_split}
+
+
+_EQP_SWITCHES = {  # (disaggregated, group selection) per H variant: GS is studied on top of DA (Fig. 10)
+    "basic": ((False, False), (False, True)),
+    "chain": ((False, False), (True, False), (True, True)),
+    "recursive": ((False, False), (True, False), (True, True)),
+}
+EQP_VARIANTS = {  # Figs. 8-11, for |F*| in {1, 2, 3}
+    _eqp_name(h, da, gs, k): _eqp_variant(h, da, gs, k)
+    for k in (1, 2, 3) for h, switches in _EQP_SWITCHES.items() for da, gs in switches
+}
+
+METHODS: dict[str, dict] = {
+    # Table 1 (Sec. 6.3)
+    "BendOCT": PLAIN,
+    "Accelerated BendOCT": {**ALL, "strengthened_cuts": False},   # the paper's best: everything but (11)-(12)
+    "Accelerated (No PBCP)": {**ALL, "path_bound_cuts": False},   # "partially accelerated": keeps the (11)-(12)
+    # Fig. 6(a) and Tables 3-5: one technique on top of BendOCT
+    "Strengthened Benders Cuts": {**PLAIN, "strengthened_cuts": True},
+    "Solution Polishing": {**PLAIN, "polishing": True},
+    "EQP": {**PLAIN, **EQP_BEST},             # = EQP Re+DA+GS |F*|<=2 of the variant studies
+    "PBCP": {**PLAIN, **PBCP_BASIC},
+    "PBCP + BSt + BNS": {**PLAIN, **PBCP_BEST},
+    # Fig. 6(b): all techniques, then each one removed (- SC = Accelerated BendOCT, - PBCP = Accelerated (No PBCP))
+    "All techniques": ALL,
+    "All - EQP": {**ALL, "eqp": None},
+    "All - Polishing": {**ALL, "polishing": False},
+    # Fig. 12: path-bound cut variants on top of BendOCT
+    "PBCP + Polishing": {**PLAIN, **PBCP_BASIC, "polishing": True},
+    "PBCP + BNS": {**PLAIN, **PBCP_BASIC, "bound_negative_samples": True},
+    "PBCP + BSt": {**PLAIN, **PBCP_BASIC, "bound_structure": True},
+    "PBCP + BSt + BNS + Polishing": {**PLAIN, **PBCP_BEST, "polishing": True},
+    # Figs. 8-11: EQP variants on top of BendOCT
+    **EQP_VARIANTS,
+}
+
+
+def _eqp_study(max_split: int, disaggregated: bool | None = None, group_selection: bool = False) -> list[str]:
+    names = []
+    for h in ("basic", "chain", "recursive"):
+        da = (h != "basic") if disaggregated is None else (disaggregated and h != "basic")
+        names.append(_eqp_name(h, da, group_selection, max_split))
+    return names
+
+
+STUDIES: dict[str, list[str]] = {
+    "table1": ["BendOCT", "Accelerated BendOCT", "Accelerated (No PBCP)"],
+    "fig6a": ["BendOCT", "Strengthened Benders Cuts", "Solution Polishing", "EQP", "PBCP", "PBCP + BSt + BNS"],
+    "fig6b": ["All techniques", "Accelerated BendOCT", "Accelerated (No PBCP)", "All - EQP", "All - Polishing"],
+    "table3": ["BendOCT", "Strengthened Benders Cuts"],
+    "table4": ["BendOCT", "Solution Polishing"],
+    "table5": ["BendOCT", "PBCP", "PBCP + BSt + BNS"],
+    "fig8": ["BendOCT", *(n for k in (1, 2, 3) for n in _eqp_study(k, disaggregated=False))],
+    "fig9": ["BendOCT", *(_eqp_name(h, da, False, k) for k in (1, 2, 3) for h in ("chain", "recursive")
+                          for da in (False, True))],
+    "fig10": ["BendOCT", *(n for k in (1, 2, 3) for gs in (False, True) for n in _eqp_study(k, None, gs))],
+    "fig11": ["BendOCT", *(_eqp_name("recursive", True, True, k) for k in (1, 2, 3))],
+    "fig12": ["BendOCT", "PBCP", "PBCP + Polishing", "PBCP + BNS", "PBCP + BSt", "PBCP + BSt + BNS",
+              "PBCP + BSt + BNS + Polishing"],
+}
+STUDY_SOURCES = {  # study -> (paper table in odtlib/reference, or None for a figure; caption)
+    "table1": ("table1", "Table 1: BendOCT vs the accelerated models"),
+    "fig6a": (None, "Fig. 6(a): each technique alone on top of BendOCT"),
+    "fig6b": (None, "Fig. 6(b): ablation, all techniques then each one removed"),
+    "table3": ("table3", "Table 3 (App. B): strengthened Benders cuts"),
+    "table4": ("table4", "Table 4 (App. B): solution polishing"),
+    "table5": ("table5", "Table 5 (App. B): path-bound cutting planes"),
+    "fig8": (None, "Fig. 8 (App. B): EQP H variants, no DA, no GS, by |F*|"),
+    "fig9": (None, "Fig. 9 (App. B): EQP constraint disaggregation"),
+    "fig10": (None, "Fig. 10 (App. B): EQP group selection"),
+    "fig11": (None, "Fig. 11 (App. B): best EQP variant per |F*| bound"),
+    "fig12": (None, "Fig. 12 (App. B): path-bound cut variants"),
+}
+
+# Optima published with the paper's per-instance results (../shared/papers/paper_results.md, calibration
+# table: the authors' Gurobi runs), accuracy - λ·leaves rounded to 6 decimals: (dataset, depth, λ) -> value.
+PUBLISHED_OPTIMA = {
+    ("monk1", 2, 0.01): 0.782581, ("monk1", 2, 0.001): 0.818581,
+    ("monk3", 2, 0.01): 0.904426, ("monk3", 2, 0.001): 0.931426,
+    ("house-votes-84", 2, 0.01): 0.949828, ("house-votes-84", 2, 0.001): 0.967828,
+    ("hayes-roth", 2, 0.01): 0.566061, ("hayes-roth", 2, 0.001): 0.602061,
+    ("monk3", 3, 0.01): 0.904426, ("monk1", 3, 0.01): 0.861290,
+}
+AGREEMENT_TOLERANCE = 1e-6
+
+
+# ---------------------------------------------------------------------------------------- profiles
+@dataclass(frozen=True)
+class Profile:
+    """How much of the paper's grid to run, and with which per-solve time limit (seconds)."""
+
+    name: str
+    datasets: tuple[tuple[str, str], ...]     # (dataset, encoding) pairs
+    depths: tuple[int, ...]
+    lambdas: tuple[float, ...]
+    methods: tuple[str, ...]
+    time_limit: float
+    notes: str = ""
+
+    @property
+    def n_instances(self) -> int:
+        """Optimisation instances per method: dataset-encodings x depths x λ."""
+        return len(self.datasets) * len(self.depths) * len(self.lambdas)
+
+    @property
+    def n_runs(self) -> int:
+        return self.n_instances * len(self.methods)
+
+    def studies(self) -> list[str]:
+        """The studies whose methods this profile runs (all of them, or at least two of them)."""
+        return [study for study, names in STUDIES.items()
+                if sum(name in self.methods for name in names) >= min(2, len(names))]
+
+
+# hayes-roth is left out: at depth 3 every method hits 60 s on it (measured: 11 of 12 runs, 670 s of the grid's 1525 s)
+_QUICK_DATASETS = (("soybean-small", ONE_HOT), ("monk3", ONE_HOT), ("monk1", ONE_HOT), ("house-votes-84", ONE_HOT),
+                   ("iris", "QB-5"))
+_ALL_METHODS = tuple(dict.fromkeys(name for names in STUDIES.values() for name in names))
+
+PROFILES = {
+    "smoke": Profile(
+        "smoke", datasets=(("soybean-small", ONE_HOT), ("monk3", ONE_HOT)), depths=(3,), lambdas=(0.04, 0.08),
+        methods=("BendOCT", "Accelerated BendOCT", "PBCP + BSt + BNS"), time_limit=20,
+        notes="CI check of the code path: soybean-small and monk3 at depth 3, λ ∈ {0.04, 0.08}, "
+              "BendOCT, Accelerated BendOCT and PBCP + BSt + BNS, 20 s per solve."),
+    "quick": Profile(
+        "quick", datasets=_QUICK_DATASETS, depths=(3,), lambdas=(0.01, 0.04, 0.08),
+        methods=("BendOCT", "Accelerated BendOCT", "Accelerated (No PBCP)", "PBCP + BSt + BNS"),
+        time_limit=60,
+        notes="Five small datasets (iris in QB-5 only) at depth 3, λ ∈ {0.01, 0.04, 0.08}, the methods of "
+              "Table 1 plus PBCP + BSt + BNS alone, 60 s per solve (SCIP, one thread)."),
+    "paper": Profile(
+        "paper", datasets=DATASETS, depths=DEPTHS, lambdas=LAMBDAS, methods=_ALL_METHODS, time_limit=3600,
+        notes="The paper's full grid (1620 instances per method, 1 h per solve) for every method of every "
+              "study: meant for a Dask cluster."),
+}
+
+
+def get_profile(name: str, time_limit: float | None = None) -> Profile:
+    """The named profile, with its per-solve time limit replaced by ``time_limit`` if given."""
+    if name not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {name!r}")
+    profile = PROFILES[name]
+    return profile if time_limit is None else replace(profile, time_limit=float(time_limit))
+
+
+# -------------------------------------------------------------------------------------------- runs
+@cache
+def load(dataset: str, encoding: str = ONE_HOT) -> tuple[pd.DataFrame, pd.Series]:
+    """The binary data of paper 003 (Table A.1) for one dataset-encoding, cached per process."""
+    from odtlib.data import paper_dataset
+
+    X, y, _groups = paper_dataset("003", dataset, encoding=encoding)
+    return X, y
+
+
+def make_model(method: str, depth: int, leaf_penalty: float, solver: str = "scip",
+               time_limit: float | None = None, threads: int = 1, seed: int = 0):
+    """The RegularizedBendOCT of ``method`` (a key of `METHODS`), exact up to ``time_limit``."""
+    from odtlib.models import RegularizedBendOCT
+
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    return RegularizedBendOCT(depth=depth, leaf_penalty=leaf_penalty, solver=solver, time_limit=time_limit,
+                              threads=threads, seed=seed, warm_start="cart", **METHODS[method])
+
+
+def run(config: dict) -> dict:
+    """One optimisation instance: fit ``config["method"]`` on the whole dataset-encoding.
+
+    Metrics: ``fit_time`` (the estimator's whole fit: warm start, model build, solve), ``n_samples``,
+    ``n_features``, ``n_leaves``, ``tree_objective`` (accuracy - λ·leaves of the returned tree, recomputed
+    from its predictions: it must equal the solver's objective) and ``warm_start_objective``. The solve
+    result (status, objective, bound, gap, runtime, nodes, n_lazy, n_cuts, build/handoff/solve timings and
+    the solver's ``extra`` counters) and the tree are stored too.
+    """
+    X, y = load(config["dataset"], config["encoding"])
+    model = make_model(config["method"], config["depth"], config["leaf_penalty"], config["solver"],
+                       config["time_limit"], config.get("threads", 1))
+    tic = time.perf_counter()
+    model.fit(X, y)
+    fit_time = time.perf_counter() - tic
+    accuracy = float(np.mean(model.predict(X) == y.to_numpy()))
+    n_leaves = int(model.tree_.n_leaves)
+    metrics = {"fit_time": fit_time, "n_samples": len(y), "n_features": X.shape[1], "n_leaves": n_leaves,
+               "train_accuracy": accuracy, "tree_objective": accuracy - config["leaf_penalty"] * n_leaves,
+               "warm_start_objective": model.warm_start_objective_}
+    return {"metrics": metrics, "solve_result": model.solve_result_, "tree": model.tree_,
+            "extra": dict(model.solve_result_.extra or {})}
+
+
+def grid(profile: Profile, solver: str = "scip", threads: int = 1) -> Grid:
+    """Every run of the profile: dataset-encoding x depth x λ x method."""
+    runs = Grid()
+    for dataset, encoding in profile.datasets:
+        runs = runs + Grid(dataset=dataset, encoding=encoding, depth=list(profile.depths),
+                           leaf_penalty=list(profile.lambdas), method=list(profile.methods), solver=solver,
+                           time_limit=profile.time_limit, threads=threads)
+    return runs
+
+
+def results_of(store: ResultStore, configs) -> pd.DataFrame:
+    """The stored records of exactly these configs (a store may also hold other profiles' runs)."""
+    keys = {config_key(config) for config in configs}
+    frame = store.to_frame()
+    return frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
+
+
+# ------------------------------------------------------------------------------------------ tables
+INSTANCE = ["dataset", "encoding", "depth", "leaf_penalty"]
+
+
+def instance_frame(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per run with ``solved`` (proved optimal), ``solve_runtime`` (s), ``proved_gap`` (0-1: 0 when
+    solved, the solver's relative gap otherwise, 1 when there is no gap: a failed run or no incumbent)
+    and ``gap_pct`` (the solver's gap in %, NaN when unknown)."""
+    df = results.copy()
+    df["solved"] = (df["status"] == "ok") & (df["solve_status"] == "optimal")
+    gap = pd.to_numeric(df["solve_gap"], errors="coerce") if "solve_gap" in df else pd.Series(np.nan, df.index)
+    df["gap_pct"] = 100 * gap
+    df["proved_gap"] = np.where(df["solved"], 0.0, gap.fillna(1.0).clip(0, 1))
+    df["solve_runtime"] = pd.to_numeric(df["solve_runtime"], errors="coerce")
+    return df
+
+
+def solved_time_gap(instances: pd.DataFrame, by=("dataset", "method")) -> pd.DataFrame:
+    """The paper's three numbers per group: ``n_solved``, ``mean_time_solved_s`` (mean runtime of the
+    solved instances), ``mean_gap_unsolved_pct`` (mean gap in % of the unsolved ones; NaN if all are
+    solved or no unsolved one has a gap), with ``n_instances``, ``pct_solved`` and ``n_failed`` (runs that
+    raised: counted as unsolved without a gap)."""
+    by = list(by)
+    rows = []
+    for key, group in instances.groupby(by, sort=False):
+        solved, unsolved = group[group["solved"]], group[~group["solved"]]
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))),
+                     "n_instances": len(group), "n_solved": len(solved),
+                     "pct_solved": 100 * len(solved) / len(group),
+                     "mean_time_solved_s": solved["solve_runtime"].mean() if len(solved) else np.nan,
+                     "mean_gap_unsolved_pct": unsolved["gap_pct"].mean() if len(unsolved) else np.nan,
+                     "n_failed": int((group["status"] != "ok").sum())})
+    return pd.DataFrame(rows)
+
+
+def table1_ours(instances: pd.DataFrame, methods=None) -> pd.DataFrame:
+    """Table 1 (or 3-5 with their ``methods``) from our runs: per dataset (over its encodings, depths and
+    λ) and method, Solved / Time / Gap. Defaults to Table 1's methods."""
+    methods = list(methods or STUDIES["table1"])
+    return solved_time_gap(instances[instances["method"].isin(methods)], by=("dataset", "method"))
+
+
+def paper_table(table: str, paper_table_frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A per-dataset table of the paper (``"table1"``, ``"table3"``, ``"table4"``, ``"table5"``) with our
+    dataset names, ``n_instances`` (30 for categorical data, 60 with both numeric encodings) and
+    ``pct_solved``."""
+    from odtlib.experiments.reference import reference_table
+
+    frame = (reference_table("003", table) if paper_table_frame is None else paper_table_frame).copy()
+    frame["dataset"] = frame["dataset"].replace(PAPER_NAMES)
+    per_dataset = pd.Series(DATASETS).map(lambda pair: pair[0]).value_counts() * len(DEPTHS) * len(LAMBDAS)
+    frame["n_instances"] = frame["dataset"].map(per_dataset)
+    frame["pct_solved"] = 100 * frame["n_solved"] / frame["n_instances"]
+    return frame
+
+
+def _scope(profile: Profile, paper_instances: int, our_instances: int) -> str:
+    if profile.time_limit == 3600 and our_instances == paper_instances:
+        return ""
+    return (f"ours: {our_instances} of the paper's {paper_instances} instances, "
+            f"{profile.time_limit:g} s limit vs 3600 s")
+
+
+def compare_study(ours: pd.DataFrame, paper: pd.DataFrame, profile: Profile, tolerance: float = 10.0
+                  ) -> pd.DataFrame:
+    """Ours beside the paper per (dataset, method), for the datasets and methods we ran.
+
+    ``pct_solved`` (share of the dataset's instances proved optimal) is compared with ``tolerance``
+    percentage points and a ``scope`` note saying how our grid differs (fewer instances, shorter limit);
+    times and gaps are printed side by side, with ``time_verdict`` "not comparable" unless our grid is
+    the paper's (same instances, one hour).
+    """
+    from odtlib.experiments.reference import compare
+
+    keep = paper["dataset"].isin(ours["dataset"]) & paper["method"].isin(ours["method"])
+    paper = paper[keep]
+    table = compare(ours, paper, on=["dataset", "method"], value="pct_solved", tolerance=tolerance, agg=None)
+    table = table.rename(columns={"paper": "paper_pct_solved", "ours": "ours_pct_solved"})
+    cols = ["n_instances", "n_solved", "mean_time_solved_s", "mean_gap_unsolved_pct"]
+    table = table.merge(paper[["dataset", "method", *cols]].add_prefix("paper_").rename(
+        columns={"paper_dataset": "dataset", "paper_method": "method"}), how="left")
+    table = table.merge(ours[["dataset", "method", *cols, "n_failed"]].add_prefix("ours_").rename(
+        columns={"ours_dataset": "dataset", "ours_method": "method"}), how="left")
+    table["scope"] = [_scope(profile, int(p), int(o)) if pd.notna(p) and pd.notna(o) else "missing on one side"
+                      for p, o in zip(table["paper_n_instances"], table["ours_n_instances"])]
+    table["time_verdict"] = ["comparable" if not scope else "not comparable: " + scope for scope in table["scope"]]
+    return table
+
+
+def method_totals(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Per method, over the datasets we ran: instances solved and their share, ours and the paper's,
+    and each side's rank (1 = most solved; ties share a rank): the ordering is what should carry over."""
+    paper = paper[paper["dataset"].isin(ours["dataset"]) & paper["method"].isin(ours["method"])]
+    sides = []
+    for side, frame in (("ours", ours), ("paper", paper)):
+        total = frame.groupby("method", sort=False)[["n_solved", "n_instances"]].sum()
+        total["pct_solved"] = 100 * total["n_solved"] / total["n_instances"]
+        total["rank"] = total["pct_solved"].rank(ascending=False, method="min").astype(int)
+        sides.append(total.add_prefix(f"{side}_"))
+    table = sides[0].join(sides[1], how="left").reset_index()
+    table["same_rank"] = table["ours_rank"] == table["paper_rank"]
+    return table
+
+
+def tableA1_ours(datasets=DATASETS) -> pd.DataFrame:
+    """Table A.1 from our data, one row per dataset-encoding: rows, binary features, classes."""
+    rows = []
+    for dataset, encoding in datasets:
+        X, y = load(dataset, encoding)
+        rows.append({"dataset": dataset, "encoding": encoding, "n_samples": len(y),
+                     "n_binary_features": X.shape[1], "n_classes": int(y.nunique())})
+    return pd.DataFrame(rows)
+
+
+def tableA1_paper(paper: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Table A.1 in the same long shape as `tableA1_ours` (one row per dataset-encoding)."""
+    columns = {ONE_HOT: "n_binary_features_categorical_only", "QB-5": "n_binary_features_QB5",
+               "QT-5": "n_binary_features_QT5"}
+    rows = []
+    for record in paper.to_dict("records"):
+        encodings = (ONE_HOT,) if record["dataset"] in CATEGORICAL else NUMERIC_ENCODINGS
+        for encoding in encodings:
+            rows.append({"dataset": record["dataset"], "encoding": encoding, "n_samples": record["n_samples"],
+                         "n_binary_features": pd.to_numeric(record[columns[encoding]], errors="coerce"),
+                         "n_classes": record["n_classes"]})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ optimum cross-check
+@cache
+def streed_objective(dataset: str, encoding: str, depth: int, leaf_penalty: float,
+                     time_limit: float = 600) -> float | None:
+    """Accuracy - λ·leaves of STreeD's optimal tree (``cost-complex-accuracy`` with cost_complexity = λ
+    charges λ per leaf against the misclassified share, the same objective), or None if ``pystreed`` is
+    not installed."""
+    try:
+        from pystreed import STreeDClassifier
+    except ImportError:
+        return None
+    X, y = load(dataset, encoding)
+    X = X.to_numpy()
+    _, y = np.unique(y.to_numpy(), return_inverse=True)   # STreeD wants integer labels 0..K-1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tree = STreeDClassifier(optimization_task="cost-complex-accuracy", max_depth=depth,
+                                cost_complexity=leaf_penalty, time_limit=time_limit).fit(X, y)
+    return float(np.mean(tree.predict(X) == y)) - leaf_penalty * tree.get_n_leaves()
+
+
+def _published(dataset: str, depth: int, leaf_penalty: float) -> float:
+    for (name, d, lam), value in PUBLISHED_OPTIMA.items():
+        if name == dataset and d == depth and math.isclose(lam, leaf_penalty):
+            return value
+    return np.nan
+
+
+def optimum_crosscheck(instances: pd.DataFrame, use_streed: bool = True) -> pd.DataFrame:
+    """Every run proved optimal beside independent optima: ``streed`` (STreeD's optimum; NaN and
+    ``streed_check`` "not checked" without pystreed) and ``published`` (`PUBLISHED_OPTIMA`, where
+    listed). ``agree`` is True when the solver's objective, the objective recomputed from the returned
+    tree and every available independent optimum are within `AGREEMENT_TOLERANCE`."""
+    solved = instances[instances["solved"]]
+    rows = []
+    for record in solved.to_dict("records"):
+        key = (record["dataset"], record["encoding"], int(record["depth"]), float(record["leaf_penalty"]))
+        streed = streed_objective(*key) if use_streed else None
+        published = _published(key[0], key[2], key[3])
+        values = [record["solve_objective"], record["tree_objective"], *([streed] if streed is not None else []),
+                  *([published] if not np.isnan(published) else [])]
+        rows.append({**dict(zip(INSTANCE, key)), "method": record["method"],
+                     "objective": record["solve_objective"], "tree_objective": record["tree_objective"],
+                     "streed": np.nan if streed is None else streed,
+                     "streed_check": "checked" if streed is not None else "not checked (pystreed missing)",
+                     "published": published,
+                     "agree": bool(max(values) - min(values) <= AGREEMENT_TOLERANCE)})
+    columns = [*INSTANCE, "method", "objective", "tree_objective", "streed", "streed_check", "published", "agree"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def methods_agree(instances: pd.DataFrame) -> pd.DataFrame:
+    """Per instance proved optimal by at least two methods: their objectives side by side and whether
+    they agree (every method solves the same problem exactly)."""
+    solved = instances[instances["solved"]]
+    if solved.empty:
+        return pd.DataFrame(columns=[*INSTANCE, "agree"])
+    table = solved.pivot_table(index=INSTANCE, columns="method", values="solve_objective", aggfunc="first")
+    table = table[table.notna().sum(axis=1) >= 2]
+    spread = table.max(axis=1) - table.min(axis=1)
+    return table.assign(agree=spread <= AGREEMENT_TOLERANCE).reset_index()
+
+
+def time_to_match(instances: pd.DataFrame, time_limit: float, baseline: str = "BendOCT") -> pd.DataFrame:
+    """The paper's speed-up measure (Sec. 6.3: BendOCT solves 582 instances in 1 h, the accelerated model
+    as many within 12 s, "300x"): per method, instances solved, the time by which it has solved as many
+    as ``baseline`` solves within the limit (``time_to_match_s``; NaN if it never does) and
+    ``speedup = time_limit / time_to_match_s``."""
+    solved_times = {method: np.sort(group.loc[group["solved"], "solve_runtime"].to_numpy(dtype=float))
+                    for method, group in instances.groupby("method", sort=False)}
+    target = len(solved_times.get(baseline, []))
+    rows = []
+    for method, times in solved_times.items():
+        match = times[target - 1] if 0 < target <= len(times) else np.nan
+        rows.append({"method": method, "instances": int((instances["method"] == method).sum()),
+                     "solved": len(times), "baseline_solved": target, "time_to_match_s": match,
+                     "speedup": time_limit / match if match > 0 else np.nan})
+    return pd.DataFrame(rows)
+
+
+def ordering(totals: pd.DataFrame, side: str) -> str:
+    """The methods of `method_totals` from most to fewest solved on one side ("ours" or "paper"), ties
+    joined by "=": e.g. "Accelerated BendOCT > Accelerated (No PBCP) = BendOCT"."""
+    ranked = totals.sort_values([f"{side}_rank", "method"])
+    groups = ranked.groupby(f"{side}_rank", sort=True)["method"].agg(lambda names: " = ".join(names))
+    return " > ".join(groups)
