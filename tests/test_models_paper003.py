@@ -174,13 +174,39 @@ def test_depth2_optimum_is_d2s_on_all_samples():
 
 
 @pytest.mark.parametrize("solver", ["highs", "glpk"])
-def test_restart_loop_solvers_reach_the_optimum(solver):
-    """HiGHS/GLPK: Benders by restart loop, EQP and the polished warm start on; PBCP/heuristic dropped."""
-    X, y = instance(61, n_rows=30, n_features=4, n_classes=2)
+@pytest.mark.parametrize("config", ["plain", "best", "pbcp basic (24) only", "best+bound_structure=False",
+                                    "best+strengthened_cuts=True"])
+def test_restart_loop_solvers_reach_the_optimum(solver, config):
+    """HiGHS/GLPK: PBCP and fractional Benders cuts in root LP rounds, then Benders by restart loop, with
+    EQP and the polished warm start: the same optimum as the oracle for every switch combination."""
+    X, y = instance(31, n_rows=20, n_features=4, n_classes=2)
     lam = 0.02
-    model = RegularizedBendOCT(depth=2, leaf_penalty=lam, solver=solver, time_limit=60).fit(X, y)
+    model = RegularizedBendOCT(depth=3, leaf_penalty=lam, solver=solver, time_limit=120, **CONFIGS[config]).fit(X, y)
     assert model.solve_result_.status == "optimal"
-    assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 2, lam), abs=1e-6)
+    assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-6)
+    assert fitted_value(model, X, y, lam) == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-9)
+
+
+def test_root_path_bound_cuts_on_highs_tighten_the_master_lp():
+    """The root LP bound after the restart loop's cut rounds is lower (tighter) with PBCP than with
+    fractional Benders cuts alone, and never below the optimum."""
+    from odtlib.solvers import restart
+    from odtlib.solvers.base import SolveOptions
+    from odtlib.solvers.highs import HighsBackend
+    from odtlib.solvers.standard_form import compile_model
+
+    X, y = instance(33, n_rows=40, n_features=5, n_classes=2)
+    lam = 0.02
+    optimum = oracle_value(X, y, 3, lam)
+    bounds = {}
+    for pbcp in (False, True):
+        model = build_model(X, y, depth=3, leaf_penalty=lam)
+        cuts = PathBoundCuts(X, y, 3, lam, Depth2Solver(X, y), model) if pbcp else None
+        callbacks = branch_and_cut(model, X, y, path_bound_cuts=cuts, fractional_benders=True)
+        backend = HighsBackend(compile_model(model), SolveOptions())
+        restart.root_cut_rounds(backend, callbacks, deadline=float("inf"))
+        bounds[pbcp] = backend.run_relaxation(60).bound
+    assert optimum - 1e-6 <= bounds[True] < bounds[False] - 1e-6
 
 
 def test_zero_penalty_and_flow_warm_start():

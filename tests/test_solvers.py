@@ -618,3 +618,90 @@ def test_scip_reports_zero_callback_time_without_callbacks():
     res = solve(m, solver="scip")
     assert res.extra["callback_seconds"] == {"lazy": 0.0, "cut": 0.0, "heuristic": 0.0}
     assert res.extra["callback_calls"] == {"lazy": 0, "cut": 0, "heuristic": 0}
+
+
+# ---------------------------------------------------------------------------------------
+# restart solvers: the LP relaxation and root cut rounds
+
+
+def relaxation_by_scipy(m):
+    """LP relaxation of a small Pyomo MIP by scipy's linprog (an independent LP solver)."""
+    from odtlib.solvers.standard_form import compile_model
+
+    sf = compile_model(m)
+    A = sf.A.toarray()
+    rows_ub = [(A[i], sf.row_ub[i]) for i in range(sf.n_rows) if np.isfinite(sf.row_ub[i])]
+    rows_lb = [(-A[i], -sf.row_lb[i]) for i in range(sf.n_rows) if np.isfinite(sf.row_lb[i])]
+    A_ub = np.array([a for a, _ in rows_ub + rows_lb])
+    b_ub = np.array([b for _, b in rows_ub + rows_lb])
+    ref = linprog(sf.sense * sf.c, A_ub=A_ub, b_ub=b_ub, bounds=list(zip(sf.col_lb, sf.col_ub)))
+    assert ref.status == 0
+    return sf, sf.sense * ref.fun + sf.c_offset
+
+
+@pytest.mark.parametrize("solver", RESTART)
+@pytest.mark.parametrize("seed", range(4))
+def test_restart_backends_solve_the_lp_relaxation_then_the_mip_again(solver, seed):
+    from odtlib.solvers.base import SolveOptions
+    from odtlib.solvers.core import backend_class
+
+    m, _, best = random_mip(seed)
+    sf, lp_value = relaxation_by_scipy(m)
+    backend = backend_class(solver)(sf, SolveOptions())
+    lp = backend.run_relaxation(60)
+    assert lp.status == "optimal" and sf.objective_value(lp.x) == pytest.approx(lp_value, abs=1e-6)
+    mip = backend.run(60)                              # integrality is back
+    assert mip.status == "optimal" and sf.objective_value(mip.x) == pytest.approx(best)
+
+
+def test_highs_keeps_the_mip_start_across_a_relaxation():
+    from odtlib.solvers.base import SolveOptions
+    from odtlib.solvers.highs import HighsBackend
+    from odtlib.solvers.standard_form import compile_model
+
+    M, W, cap, v = hard_knapsack()
+    x = greedy_start(M, W, cap, v)
+    sf = compile_model(M)
+    backend = HighsBackend(sf, SolveOptions())
+    backend.set_start(sf.index.columns_of([M.x[j] for j in range(len(v))]), x)
+    assert backend.run_relaxation(60).status == "optimal"
+    out = backend.run(0.0)                 # no time to search: the only incumbent it can have is the start
+    assert out.x is not None and sf.objective_value(out.x) == pytest.approx(float(v @ x))
+
+
+@pytest.mark.parametrize("solver", RESTART)
+def test_root_cut_rounds_on_restart_solvers_keep_the_tsp_optimum(solver):
+    total_cuts = 0
+    for n, seed in TSP_CASES:
+        m, d, edges = tsp_model(n, seed)
+        res = solve(m, solver=solver, callbacks=SubtourCuts(m, n, edges, fractional_cuts=True), time_limit=60)
+        assert res.status == "optimal" and res.objective == pytest.approx(tsp_brute_force(d))
+        total_cuts += res.n_cuts
+    assert total_cuts > 0                              # the root rounds really added rows
+
+
+class CutsOnly(SubtourCuts):
+    """Subtour rows only as cuts at fractional points: no lazy method."""
+    lazy = Callbacks.lazy
+
+
+@pytest.mark.parametrize("solver", RESTART)
+def test_root_cut_rows_tighten_the_relaxation(solver, monkeypatch):
+    """With cuts alone the restart solver runs the root rounds; the LP bound after them, read back from
+    the rows added, is at least the degree-only LP bound (minimisation) and at most the optimum."""
+    from odtlib.solvers import restart
+
+    n, seed = 8, 2
+    m, d, edges = tsp_model(n, seed)
+    _, degree_lp = relaxation_by_scipy(m)
+    bounds, original = [], restart.root_cut_rounds
+
+    def rounds_then_bound(backend, callbacks, deadline):
+        added = original(backend, callbacks, deadline)
+        bounds.append(backend.run_relaxation(60).bound)
+        return added
+
+    monkeypatch.setattr(restart, "root_cut_rounds", rounds_then_bound, raising=True)
+    res = solve(m, solver=solver, callbacks=CutsOnly(m, n, edges, fractional_cuts=True), time_limit=60)
+    assert res.n_cuts > 0 and res.status == "optimal" and res.objective == pytest.approx(tsp_brute_force(d))
+    assert degree_lp + 1e-6 < bounds[0] <= tsp_brute_force(d) + 1e-6   # this degree LP has subtours

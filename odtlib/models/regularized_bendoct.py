@@ -75,18 +75,20 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 
     return model
 
 
-def benders_cuts(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, strengthened: bool = False
-                 ) -> MinCutBendersCuts:
-    """Lazy Benders cuts (9)/(10) (or the strengthened (11)/(12)) for a master of :func:`build_model`."""
+def benders_cuts(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, strengthened: bool = False,
+                 fractional: bool = False) -> MinCutBendersCuts:
+    """Lazy Benders cuts (9)/(10) (or the strengthened (11)/(12)) for a master of :func:`build_model`;
+    ``fractional``: also separate at fractional LP points (min cut)."""
     cls = StrengthenedBendersCuts if strengthened else MinCutBendersCuts
-    return cls(X, y, model.tree.depth, model.b, model.w, model.theta, n_classes=len(model.K))
+    return cls(X, y, model.tree.depth, model.b, model.w, model.theta, n_classes=len(model.K),
+               fractional=fractional)
 
 
 def branch_and_cut(model, X, y, *, strengthened_cuts: bool = False,
-                   polishing: SolutionPolishing | None = None, path_bound_cuts: PathBoundCuts | None = None
-                   ) -> BranchAndCut:
+                   polishing: SolutionPolishing | None = None, path_bound_cuts: PathBoundCuts | None = None,
+                   fractional_benders: bool = False) -> BranchAndCut:
     """The callbacks of one solve: Benders cuts (lazy), PBCP (cut) and polishing (heuristic) when given."""
-    return BranchAndCut(benders_cuts(model, X, y, strengthened_cuts),
+    return BranchAndCut(benders_cuts(model, X, y, strengthened_cuts, fractional_benders),
                         cuts=[path_bound_cuts] if path_bound_cuts is not None else [],
                         heuristics=[polishing] if polishing is not None else [])
 
@@ -102,10 +104,12 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         λ of (1): the training accuracy an extra leaf must gain.
     solver : str, default "scip"
         SCIP runs one branch-and-cut: Benders cuts as lazy constraints, path-bound cuts at fractional LP
-        points, polishing as a primal heuristic. HiGHS and GLPK have no callbacks: the Benders cuts are
-        enforced by a restart loop (re-solving the master), the EQP inequalities and the polished warm start
-        still apply, but path-bound cuts and in-search polishing are lost (``path_bound_cuts`` and
-        ``polishing`` then only affect the warm start; a warning is logged). Expect them to be much slower.
+        points, polishing as a primal heuristic. HiGHS and GLPK have no callbacks: path-bound cuts and
+        Benders cuts (min cut at fractional points) are added in cut rounds on the root LP only, then the
+        Benders cuts are enforced by a restart loop (re-solving the master from the best tree so far); the
+        EQP inequalities and the polished warm start apply as on SCIP. Lost: path-bound cuts deeper in the
+        tree (at nodes whose paths the root LP does not fix) and in-search polishing (``polishing`` then
+        only polishes the warm start; a warning is logged). Expect them to be much slower.
     time_limit, mip_gap, threads, seed, log
         Passed to :func:`odtlib.solvers.solve`; ``mip_gap=None`` proves the exact optimum.
     warm_start : "cart", None or a Tree, default "cart"
@@ -124,7 +128,8 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     eqp_max_split : {1, 2, 3}, default 2
         Keep EQP sets whose split set has at most this many features (|F*| bound).
     path_bound_cuts : bool, default True
-        Path-bound cutting planes (Algorithm 2) at fractional LP points (SCIP only), for depth >= 3 as in
+        Path-bound cutting planes (Algorithm 2) at fractional LP points (HiGHS/GLPK: at the root LP only),
+        for depth >= 3 as in
         the paper (at depth 2 the root's cut would be the D2S optimum itself, i.e. the problem solved by
         enumeration; :class:`~odtlib.models.accel.PathBoundCuts` can still be registered by hand there).
     bound_negative_samples : bool, default True
@@ -209,17 +214,18 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
 
     def _callbacks(self, model, X, y):
         on_scip = self._has_callbacks
-        if not on_scip and (self.path_bound_cuts or self.polishing):
-            logger.warning("RegularizedBendOCT on %r: no solver callbacks, so path-bound cuts and "
-                           "in-search polishing are off (the warm start is still polished)", self.solver)
+        if not on_scip and self.polishing:
+            logger.warning("RegularizedBendOCT on %r: no solver callbacks, so in-search polishing is off "
+                           "(the warm start is still polished)", self.solver)
         pbcp = (PathBoundCuts(X, y, self.depth, self.leaf_penalty, self._d2s, model,
                               bound_negative_samples=self.bound_negative_samples,
                               bound_structure=self.bound_structure)
-                if on_scip and self.path_bound_cuts and self.depth >= 3 else None)
+                if self.path_bound_cuts and self.depth >= 3 else None)
         polisher = None
         if on_scip and self.polishing:
             polisher = self._polisher(model, X, y)
             if self.warm_start_objective_ is not None:
                 polisher.best = self.warm_start_objective_
-        return branch_and_cut(model, X, y, strengthened_cuts=self.strengthened_cuts,
-                              polishing=polisher, path_bound_cuts=pbcp)
+        # without callbacks, cuts run in rounds on the root LP: separate Benders cuts there too (min cut)
+        return branch_and_cut(model, X, y, strengthened_cuts=self.strengthened_cuts, polishing=polisher,
+                              path_bound_cuts=pbcp, fractional_benders=not on_scip)

@@ -49,7 +49,7 @@ class Backend:
 
     Constructing it hands the arrays to the solver (timed as ``handoff_time``). Backends
     without native callbacks (``supports_callbacks = False``) are driven by the restart loop
-    through `set_start`, `add_rows` and `run`.
+    through `set_start`, `add_rows`, `run` and (for root cut rounds) `run_relaxation`.
     """
 
     name: str = ""
@@ -76,6 +76,11 @@ class Backend:
     def add_rows(self, rows: list[Row]) -> None:
         """Add rows to the model for the next `run`."""
         raise NotImplementedError
+
+    def run_relaxation(self, time_limit: float) -> RunOutcome | None:
+        """Solve the LP relaxation of the current model (with the rows added so far); None when the
+        backend cannot (the restart loop then skips its root cut rounds)."""
+        return None
 
     def run(self, time_limit: float, callbacks: Callbacks | None = None, on_incumbent=None) -> RunOutcome:
         """Solve within ``time_limit`` seconds. ``on_incumbent(x) -> bool`` (optional, restart

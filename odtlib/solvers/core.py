@@ -81,7 +81,9 @@ def solve(
         cannot be dict keys) or an iterable of (variable, value) pairs; a full or partial MIP
         start (HiGHS ``setSolution``, SCIP partial solution, Gurobi ``Start``; GLPK ignores it).
     callbacks : a `Callbacks` instance (lazy constraints / cuts / heuristic). SCIP runs them in
-        branch-and-cut; other solvers enforce ``lazy`` by a restart loop and ignore the rest.
+        branch-and-cut; other solvers run ``cut`` (and ``lazy`` if ``lazy_at_fractional``) in cut
+        rounds on the root LP relaxation, then enforce ``lazy`` by a restart loop; they ignore
+        ``heuristic``.
     log : print the solver log
 
     Returns
@@ -107,7 +109,7 @@ def solve(
     rounds = 1
     if callbacks is not None and not backend_cls.supports_callbacks:
         _notice_ignored(callbacks, backend_cls.name)
-    if callbacks is not None and callbacks.has_lazy and not backend_cls.supports_callbacks:
+    if callbacks is not None and (callbacks.has_lazy or callbacks.has_cut) and not backend_cls.supports_callbacks:
         out, rounds = restart_loop(backend, callbacks, options.time_limit)
     else:
         out = backend.run(options.time_limit, callbacks=callbacks if backend_cls.supports_callbacks else None)
@@ -158,8 +160,7 @@ def _options(time_limit, mip_gap, abs_gap, threads, seed, log) -> SolveOptions:
 
 
 def _notice_ignored(callbacks: Callbacks, solver: str) -> None:
-    ignored = [n for n, has in (("cut", callbacks.has_cut), ("heuristic", callbacks.has_heuristic)) if has]
-    if ignored:
-        logger.warning("solver %r has no callbacks: %s ignored (lazy constraints run as a restart loop)",
-                       solver, " and ".join(ignored))
+    if callbacks.has_heuristic:
+        logger.warning("solver %r has no callbacks: the heuristic is ignored (lazy constraints run as a "
+                       "restart loop, cuts only at the root LP)", solver)
 

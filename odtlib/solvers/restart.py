@@ -8,6 +8,13 @@ violated one interrupts the run, so a round does not prove optimality of a point
 going to be cut off anyway; incumbents that satisfy every lazy row are remembered and offered
 as the MIP start of the next round.
 
+Root cut rounds: when the callbacks have a ``cut`` method (or ask for ``lazy`` at fractional
+points), the loop first solves the LP relaxation, adds the rows they return that the LP point
+violates, and repeats until a round adds nothing, the LP bound stops moving or `MAX_ROOT_ROUNDS`
+is reached. The rows stay in the model for every later round (as SCIP keeps global cuts), so
+the cut callback tightens the relaxation once, at the root, instead of at every node of a
+branch-and-cut. Backends that cannot solve the relaxation skip this step.
+
 The time limit covers the whole loop. On a time-out the best incumbent that satisfies every
 lazy row (if any) is returned with the last round's bound: a bound of a relaxation is a valid
 bound for the full model. Correct, but much slower than single-tree branch-and-cut on SCIP.
@@ -58,9 +65,44 @@ class _Separator:
             self.best_obj, self.best_x = obj, x.copy()
 
 
+MAX_ROOT_ROUNDS = 50
+ROOT_STALL_TOL = 1e-6   # a round that moves the LP bound by less (relative) ends the root rounds
+
+
+def root_cut_rounds(backend: Backend, callbacks: Callbacks, deadline: float) -> tuple[int, int]:
+    """Cut rounds on the LP relaxation (see the module docstring); returns (rows added, LP solves)."""
+    index = backend.sf.index
+    added, solves, last_bound = 0, 0, None
+    while solves < MAX_ROOT_ROUNDS and time.perf_counter() < deadline:
+        out = backend.run_relaxation(max(deadline - time.perf_counter(), 0.0))
+        if out is None or out.status != "optimal" or out.x is None:
+            break
+        solves += 1
+        bound = out.bound
+        if last_bound is not None and abs(bound - last_bound) <= ROOT_STALL_TOL * max(1.0, abs(bound)):
+            break
+        last_bound = bound
+        values = Values(out.x, index, is_integral=False)
+        constraints = list(callbacks.cut(values))
+        if callbacks.lazy_at_fractional:
+            constraints += list(callbacks.lazy(values))
+        violated = {r.key(): r for r in to_rows(constraints, index) if r.violation(out.x) > FEASIBILITY_TOL}
+        if not violated:
+            break
+        backend.add_rows(list(violated.values()))
+        added += len(violated)
+        logger.debug("root cut round %d: LP bound %.6g, %d rows", solves, bound, len(violated))
+    return added, solves
+
+
 def restart_loop(backend: Backend, callbacks: Callbacks, time_limit: float) -> tuple[RunOutcome, int]:
-    """Enforce ``callbacks.lazy`` by re-solving; returns (outcome, number of rounds)."""
+    """Enforce ``callbacks.lazy`` by re-solving, after root cut rounds when the callbacks have cuts;
+    returns (outcome, number of MIP rounds). ``n_cuts`` of the outcome counts the root cut rows."""
     deadline = time.perf_counter() + time_limit
+    n_cuts = 0
+    if callbacks.has_cut or callbacks.lazy_at_fractional:
+        n_cuts, lp_solves = root_cut_rounds(backend, callbacks, deadline)
+        logger.info("restart loop: %d root cut rows from %d LP solves", n_cuts, lp_solves)
     sep = _Separator(backend, callbacks)
     n_lazy, nodes, rounds = 0, None, 0
     while True:
@@ -75,7 +117,7 @@ def restart_loop(backend: Backend, callbacks: Callbacks, time_limit: float) -> t
             if out.status == "infeasible" and sep.best_x is not None:
                 out = RunOutcome("error", None, None, nodes, "restart loop: a lazy-feasible point "
                                  "was found but the relaxation became infeasible (inconsistent lazy rows?)")
-            out.nodes, out.n_lazy = nodes, n_lazy
+            out.nodes, out.n_lazy, out.n_cuts = nodes, n_lazy, n_cuts
             return out, rounds
         if out.x is not None:
             if not sep.pending:  # the final incumbent was not checked by the hook (or there is no hook)
@@ -90,8 +132,9 @@ def restart_loop(backend: Backend, callbacks: Callbacks, time_limit: float) -> t
             backend.add_rows(new_rows)
             n_lazy += len(new_rows)
         if out.status == "optimal" and not new_rows:
-            return RunOutcome("optimal", out.x, out.bound, nodes, out.message, n_lazy=n_lazy), rounds
+            return RunOutcome("optimal", out.x, out.bound, nodes, out.message, n_lazy=n_lazy, n_cuts=n_cuts), rounds
         if not new_rows or time.perf_counter() >= deadline:
             logger.info("restart loop: time limit after %d rounds, %d lazy rows", rounds, n_lazy)
-            return RunOutcome("time_limit", sep.best_x, out.bound, nodes, out.message, n_lazy=n_lazy), rounds
+            return (RunOutcome("time_limit", sep.best_x, out.bound, nodes, out.message, n_lazy=n_lazy, n_cuts=n_cuts),
+                    rounds)
         logger.debug("restart loop: round %d added %d rows", rounds, len(new_rows))

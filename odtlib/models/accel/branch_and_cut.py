@@ -13,14 +13,17 @@ class BranchAndCut(Callbacks):
     """Runs ``benders.lazy`` at integer candidates, every ``cuts[j].cut`` at fractional LP points and the
     ``heuristics`` after node LPs (first proposal wins).
 
-    Heuristics that work from integer points (solution polishing) see every candidate the lazy callback
-    checks through their ``observe(values)`` method. On solvers without callbacks only ``lazy`` runs.
+    Heuristics that work from integer points (solution polishing) see every integer candidate the lazy
+    callback checks through their ``observe(values)`` method. ``lazy`` also runs at fractional points when
+    the Benders cuts separate there (``benders.lazy_at_fractional``). On solvers without callbacks the
+    cuts (and fractional Benders cuts) run in root LP rounds, then ``lazy`` in the restart loop.
     """
 
     def __init__(self, benders: MinCutBendersCuts, cuts: Sequence = (), heuristics: Sequence = ()):
         self.benders = benders
         self.cuts = list(cuts)
         self.heuristics = list(heuristics)
+        self.lazy_at_fractional = benders.lazy_at_fractional
 
     @property
     def has_cut(self) -> bool:
@@ -31,8 +34,9 @@ class BranchAndCut(Callbacks):
         return bool(self.heuristics)
 
     def lazy(self, values: Values) -> list:
-        for heuristic in self.heuristics:
-            heuristic.observe(values)
+        if values.is_integral:
+            for heuristic in self.heuristics:
+                heuristic.observe(values)
         return self.benders.lazy(values)
 
     def cut(self, values: Values) -> list:
