@@ -10,6 +10,8 @@ the model and the warm start come on top, so the grace must cover them). Methods
 * ``accel-scip``: RegularizedBendOCT's defaults, the paper's best configuration (EQP recursive
   disaggregated with group selection, |F*| <= 2, PBCP with BNS and BSt, polishing);
 * ``accel-nopbcp-scip``: the same without path-bound cuts (the paper's "Accelerated (No PBCP)");
+* ``accel-highs``: the accelerated defaults on HiGHS (no callbacks: path-bound and fractional Benders cuts in
+  root LP rounds, then the Benders restart loop; no in-search polishing);
 * ``flow-highs``: the compact RegularizedFlowOCT on HiGHS (no callbacks);
 * ``pystreed``: STreeD's dynamic program (cost-complex-accuracy, cost_complexity = λ, max_depth = D), whose
   tree is scored as ``accuracy - λ·leaves``. It runs first on every instance and is the reference: the
@@ -52,6 +54,7 @@ OURS = {   # method -> (estimator, solver, switches)
     "bendoct-scip": ("RegularizedBendOCT", "scip", PLAIN),
     "accel-scip": ("RegularizedBendOCT", "scip", {}),
     "accel-nopbcp-scip": ("RegularizedBendOCT", "scip", {"path_bound_cuts": False}),
+    "accel-highs": ("RegularizedBendOCT", "highs", {}),
     "flow-highs": ("RegularizedFlowOCT", "highs", {}),
 }
 METHODS = ("pystreed", *OURS)

@@ -1,19 +1,16 @@
 """Paper 000: the protocol helpers (splits, run configs, grids, tables) and the notebook's smoke profile."""
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from notebook_checks import NOTEBOOKS, assert_commit_clean, run_smoke
 
 from odtlib.experiments import ResultStore, config_key, reference_table, run_grid
 from odtlib.experiments import paper000 as p000
 
-REPO = Path(__file__).resolve().parents[1]
-NOTEBOOK = REPO / "notebooks" / "paper000_categorical_odt.ipynb"
+NOTEBOOK = NOTEBOOKS / "paper000_categorical_odt.ipynb"
 
 
 # ------------------------------------------------------------------------------------------ splits
@@ -145,30 +142,12 @@ def test_tradeoff_table_is_keyed_by_the_floor_in_percent():
 
 # ------------------------------------------------------------------------------------- the notebook
 def test_notebook_is_commit_clean():
-    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
-    assert "parameters" in code[0]["metadata"].get("tags", [])
-    source = "\n" + "".join(code[0]["source"])
-    for name in ("profile", "solver", "time_limit", "n_jobs", "scheduler", "output_dir"):
-        assert f"\n{name} = " in source
-    for line in source.splitlines():                  # papermill cannot parse these in a parameter comment
-        comment = line.partition("#")[2]
-        assert "=" not in comment and "'" not in comment, line
+    assert_commit_clean(NOTEBOOK)
 
 
 @pytest.mark.timeout(180)
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
-    from odtlib.experiments import reproduce
-
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    if not os.environ.get("ODTLIB_DATA_MIRROR") and (REPO.parent / "shared" / "uci").is_dir():
-        monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(REPO.parent / "shared" / "uci"))
-    [run] = reproduce(papers=["000"], profile="smoke", output_dir=tmp_path, notebooks_dir=REPO / "notebooks")
-    assert run.status == "ok", run.error
-
-    report_dir = tmp_path / "paper000" / "report"
-    names = [item["name"] for item in json.loads((report_dir / "summary.json").read_text())["items"]]
+    report_dir, names = run_smoke("000", tmp_path, monkeypatch)
     for name in ("table1", "table2_3", "table6", "table8_11", "table8_11_verdict", "run_info"):
         assert name in names
     table1 = pd.read_csv(report_dir / "table1.csv")

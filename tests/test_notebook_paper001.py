@@ -1,19 +1,16 @@
 """Paper 001: the protocol helpers (splits, grids, λ selection, tables) and the notebook's smoke profile."""
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from notebook_checks import NOTEBOOKS, assert_commit_clean, run_smoke
 
 from odtlib.experiments import ResultStore, reference_table, run_grid
 from odtlib.experiments import paper001 as p001
 
-REPO = Path(__file__).resolve().parents[1]
-NOTEBOOK = REPO / "notebooks" / "paper001_flowoct_benders.ipynb"
+NOTEBOOK = NOTEBOOKS / "paper001_flowoct_benders.ipynb"
 
 
 # ------------------------------------------------------------------------------------------ splits
@@ -126,26 +123,12 @@ def test_in_sample_summary_measures_speedup_like_the_paper():
 
 # ------------------------------------------------------------------------------------- the notebook
 def test_notebook_is_commit_clean():
-    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
-    assert "parameters" in code[0]["metadata"].get("tags", [])
-    for name in ("profile", "solver", "time_limit", "n_jobs", "scheduler", "output_dir"):
-        assert f"\n{name} = " in "\n" + "".join(code[0]["source"])
+    assert_commit_clean(NOTEBOOK)
 
 
 @pytest.mark.timeout(180)
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
-    from odtlib.experiments import reproduce
-
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    if not os.environ.get("ODTLIB_DATA_MIRROR") and (REPO.parent / "shared" / "uci").is_dir():
-        monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(REPO.parent / "shared" / "uci"))
-    [run] = reproduce(papers=["001"], profile="smoke", output_dir=tmp_path, notebooks_dir=REPO / "notebooks")
-    assert run.status == "ok", run.error
-
-    report_dir = tmp_path / "paper001" / "report"
-    names = [item["name"] for item in json.loads((report_dir / "summary.json").read_text())["items"]]
+    report_dir, names = run_smoke("001", tmp_path, monkeypatch)
     for name in ("table1", "table2", "table2_verdict", "fig3a", "fig3b", "fig3c", "fig3_summary"):
         assert name in names
     assert (report_dir / "fig3a.png").stat().st_size > 0

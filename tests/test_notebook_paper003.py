@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from notebook_checks import NOTEBOOKS, assert_commit_clean, run_smoke
 
 from odtlib.experiments import ResultStore, reference_table, run_grid
 from odtlib.experiments import paper003 as p003
 
-REPO = Path(__file__).resolve().parents[1]
-NOTEBOOK = REPO / "notebooks" / "paper003_accelerated_bendoct.ipynb"
+NOTEBOOK = NOTEBOOKS / "paper003_accelerated_bendoct.ipynb"
 
 
 # ------------------------------------------------------------------------------------------- grids
@@ -176,26 +174,12 @@ def test_optimum_crosscheck_uses_published_optima_and_flags_disagreement():
 
 # ------------------------------------------------------------------------------------- the notebook
 def test_notebook_is_commit_clean():
-    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
-    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
-    assert "parameters" in code[0]["metadata"].get("tags", [])
-    for name in ("profile", "solver", "time_limit", "n_jobs", "scheduler", "output_dir"):
-        assert f"\n{name} = " in "\n" + "".join(code[0]["source"])
+    assert_commit_clean(NOTEBOOK)
 
 
 @pytest.mark.timeout(240)
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
-    from odtlib.experiments import reproduce
-
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    if not os.environ.get("ODTLIB_DATA_MIRROR") and (REPO.parent / "shared" / "uci").is_dir():
-        monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(REPO.parent / "shared" / "uci"))
-    [run] = reproduce(papers=["003"], profile="smoke", output_dir=tmp_path, notebooks_dir=REPO / "notebooks")
-    assert run.status == "ok", run.error
-
-    report_dir = tmp_path / "paper003" / "report"
-    names = [item["name"] for item in json.loads((report_dir / "summary.json").read_text())["items"]]
+    report_dir, names = run_smoke("003", tmp_path, monkeypatch)
     for name in ("tableA1", "table1", "table1_totals", "speedup", "optimum_crosscheck", "verdict", "run_info"):
         assert name in names
     assert (report_dir / "fig6a.png").stat().st_size > 0      # BendOCT vs PBCP + BSt + BNS
