@@ -17,7 +17,7 @@ With the default 5 s limit any hand-off looks large; ``--time-limit 60`` is clos
 HiGHS may overrun its limit on this model (its presolve does not always check the clock, see highs.py).
 
 Run:  .venv/bin/python bench/solver_handoff.py [--quick] [--skip-naive] [--with-naive-scip]
-      [--n N] [--k K] [--time-limit SECONDS]
+      [--highs-presolve-off] [--n N] [--k K] [--time-limit SECONDS]
 """
 from __future__ import annotations
 
@@ -51,10 +51,10 @@ def build_model(N: int, K: int, seed: int = 0) -> pyo.ConcreteModel:
     return m
 
 
-def odtlib_path(m, solver: str, time_limit: float) -> dict:
+def odtlib_path(m, solver: str, time_limit: float, options: dict) -> dict:
     from odtlib.solvers import solve
 
-    res = solve(m, solver=solver, time_limit=time_limit, threads=1)
+    res = solve(m, solver=solver, time_limit=time_limit, threads=1, solver_options=options)
     return dict(handoff=res.build_time + res.handoff_time, compile=res.build_time, pass_=res.handoff_time,
                 solve=res.solve_time, status=res.status, objective=res.objective)
 
@@ -93,7 +93,7 @@ def scip_addconss_path(m, time_limit: float) -> dict:
                 objective=objective)
 
 
-def naive_contrib(m, name: str, time_limit: float) -> dict:
+def naive_contrib(m, name: str, time_limit: float, options: dict) -> dict:
     from pyomo.contrib.solver.common.factory import SolverFactory
 
     opt = SolverFactory(name)
@@ -101,18 +101,18 @@ def naive_contrib(m, name: str, time_limit: float) -> dict:
     opt.set_instance(m)
     t1 = time.perf_counter()
     r = opt.solve(m, time_limit=time_limit, threads=1, raise_exception_on_nonoptimal_result=False,
-                  load_solutions=False)
+                  load_solutions=False, solver_options=options)
     t2 = time.perf_counter()
     return dict(handoff=t1 - t0, compile=None, pass_=None, solve=t2 - t1,
                 status=str(r.termination_condition.name), objective=r.incumbent_objective)
 
 
-def naive_appsi(m, time_limit: float) -> dict:
+def naive_appsi(m, time_limit: float, options: dict) -> dict:
     from pyomo.contrib.appsi.solvers import Highs
 
     s = Highs()
     s.config.time_limit = time_limit
-    s.highs_options = {"threads": 1}
+    s.highs_options = {"threads": 1, **options}
     s.config.load_solution = False
     t0 = time.perf_counter()
     s.set_instance(m)
@@ -135,6 +135,9 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=5.0)
     ap.add_argument("--skip-naive", action="store_true", help="only the odtlib paths")
     ap.add_argument("--with-naive-scip", action="store_true", help="also Pyomo's scip_persistent (slow)")
+    ap.add_argument("--highs-presolve-off", action="store_true",
+                    help="HiGHS option presolve=off on every HiGHS path (HiGHS 1.15 overruns its time limit in "
+                         "MIP presolve on this model)")
     args = ap.parse_args()
     N = args.n or (100 if args.quick else 2000)
 
@@ -143,17 +146,19 @@ def main() -> None:
     build = time.perf_counter() - t0
     n_vars, n_rows = N * args.k, 2 * N * args.k
     print(f"model: {n_vars} binaries, {n_rows} rows; Pyomo construction {build:.1f} s; "
-          f"time limit {args.time_limit} s; threads 1; {platform.node()}")
+          f"time limit {args.time_limit} s; threads 1; HiGHS presolve {'off' if args.highs_presolve_off else 'on'}; "
+          f"{platform.node()}")
 
-    paths = [("odtlib highs (compiler + passModel)", lambda: odtlib_path(m, "highs", args.time_limit)),
-             ("odtlib scip (compiler + LP file)", lambda: odtlib_path(m, "scip", args.time_limit)),
+    highs = {"presolve": "off"} if args.highs_presolve_off else {}
+    paths = [("odtlib highs (compiler + passModel)", lambda: odtlib_path(m, "highs", args.time_limit, highs)),
+             ("odtlib scip (compiler + LP file)", lambda: odtlib_path(m, "scip", args.time_limit, {})),
              ("scip addConss, previous (compiler + addConss)", lambda: scip_addconss_path(m, args.time_limit))]
     if not args.skip_naive:
-        paths += [("Pyomo contrib.solver 'highs'", lambda: naive_contrib(m, "highs", args.time_limit)),
-                  ("Pyomo appsi_highs", lambda: naive_appsi(m, args.time_limit))]
+        paths += [("Pyomo contrib.solver 'highs'", lambda: naive_contrib(m, "highs", args.time_limit, highs)),
+                  ("Pyomo appsi_highs", lambda: naive_appsi(m, args.time_limit, highs))]
         if args.with_naive_scip:
             paths.append(("Pyomo contrib.solver 'scip_persistent'",
-                          lambda: naive_contrib(m, "scip_persistent", args.time_limit)))
+                          lambda: naive_contrib(m, "scip_persistent", args.time_limit, {})))
 
     print()
     print("| path | hand-off s (compile + pass) | solve s | hand-off share | status | objective |")

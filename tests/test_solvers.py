@@ -705,3 +705,33 @@ def test_root_cut_rows_tighten_the_relaxation(solver, monkeypatch):
     res = solve(m, solver=solver, callbacks=CutsOnly(m, n, edges, fractional_cuts=True), time_limit=60)
     assert res.n_cuts > 0 and res.status == "optimal" and res.objective == pytest.approx(tsp_brute_force(d))
     assert degree_lp + 1e-6 < bounds[0] <= tsp_brute_force(d) + 1e-6   # this degree LP has subtours
+
+
+# ---------------------------------------------------------------------------------------
+# solver_options: the solver's own parameters
+
+VALID_OPTION = {"highs": {"presolve": "off"}, "scip": {"presolving/maxrounds": 0}, "glpk": {"nopresol": True},
+                "gurobi": {"Presolve": 0}, "cplex": {"preprocessing.presolve": 0}}
+UNKNOWN_OPTION = {"highs": {"no_such_option": 1}, "scip": {"no/such/param": 1}, "glpk": {"no-such-option": True},
+                  "gurobi": {"NoSuchParam": 1}, "cplex": {"no.such.param": 1}}
+
+
+@pytest.mark.parametrize("solver", ALL)
+def test_solver_options_are_passed_and_checked(solver):
+    m, _, best = random_mip(0)
+    res = solve(m, solver=solver, solver_options=VALID_OPTION[solver])
+    assert res.status == "optimal" and res.objective == pytest.approx(best)
+    if solver == "glpk":                               # glpsol itself refuses it when it runs
+        assert solve(random_mip(0)[0], solver=solver, solver_options=UNKNOWN_OPTION[solver]).status == "error"
+    else:
+        with pytest.raises(ValueError, match="rejected solver option"):
+            solve(random_mip(0)[0], solver=solver, solver_options=UNKNOWN_OPTION[solver])
+
+
+@pytest.mark.parametrize("solver,options", [("highs", {"mip_max_nodes": 1}), ("scip", {"limits/nodes": 1})])
+def test_solver_options_take_effect(solver, options):
+    """A node limit of 1 stops the hard knapsack before it is proved (a limit status, not optimal)."""
+    M, *_ = hard_knapsack()
+    res = solve(M, solver=solver, solver_options=options, time_limit=60)
+    assert res.status == "time_limit" and res.nodes <= 2
+    assert solve(M, solver=solver, time_limit=1).nodes > 2  # without the option it explores more

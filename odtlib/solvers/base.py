@@ -14,6 +14,12 @@ class SolverNotAvailableError(RuntimeError):
     """The requested solver is known but its package/executable is not installed."""
 
 
+def rejected_option(solver: str, name: str, value, reason: object = "") -> ValueError:
+    """The error for a ``solver_options`` entry the solver does not accept."""
+    return ValueError(f"{solver} rejected solver option {name!r} = {value!r}" + (f": {reason}" if reason else "")
+                      + " (check the name and type in the solver's documentation)")
+
+
 @dataclass
 class SolveOptions:
     """Options of `solve()` after defaults are applied (``time_limit`` inf = none)."""
@@ -24,6 +30,7 @@ class SolveOptions:
     threads: int = 1
     seed: int = 0
     log: bool = False
+    solver_options: dict = field(default_factory=dict)   # the solver's own parameters, applied last
 
 
 @dataclass

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from odtlib.solvers.base import Backend, RunOutcome, SolveOptions
+from odtlib.solvers.base import Backend, RunOutcome, SolveOptions, rejected_option
 from odtlib.solvers.callbacks import Row, rows_matrix
 from odtlib.solvers.standard_form import StandardForm
 
@@ -53,6 +53,11 @@ class GurobiBackend(Backend):
         m.Params.MIPGapAbs = options.abs_gap
         m.Params.Threads = options.threads
         m.Params.Seed = options.seed
+        for key, val in options.solver_options.items():
+            try:
+                m.setParam(key, val)
+            except gurobipy.GurobiError as exc:
+                raise rejected_option("Gurobi", key, val, exc) from None
 
     @staticmethod
     def available() -> bool:
@@ -118,6 +123,14 @@ class CplexBackend(Backend):
         p.mip.tolerances.absmipgap.set(options.abs_gap)
         p.threads.set(options.threads)
         p.randomseed.set(options.seed)
+        for key, val in options.solver_options.items():
+            try:
+                parameter = p
+                for part in key.split("."):
+                    parameter = getattr(parameter, part)
+                parameter.set(val)
+            except (AttributeError, cplex.exceptions.CplexError, TypeError, ValueError) as exc:
+                raise rejected_option("CPLEX", key, val, exc) from None
 
     @staticmethod
     def available() -> bool:

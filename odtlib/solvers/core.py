@@ -61,6 +61,7 @@ def solve(
     callbacks: Callbacks | None = None,
     log: bool = False,
     abs_gap: float | None = None,
+    solver_options: Mapping | None = None,
 ) -> SolveResult:
     """Solve a linear Pyomo (MI)LP and load the incumbent's values into its variables.
 
@@ -85,6 +86,13 @@ def solve(
         rounds on the root LP relaxation, then enforce ``lazy`` by a restart loop; they ignore
         ``heuristic``.
     log : print the solver log
+    solver_options : the solver's own parameters by its own names, set after odtlib's (so they win):
+        HiGHS options (``{"presolve": "off"}``), SCIP parameters (``{"separating/maxroundsroot": 2}``),
+        Gurobi parameters (``{"MIPFocus": 1}``), CPLEX parameters as dotted paths
+        (``{"mip.strategy.search": 1}``), glpsol command-line options without their dashes
+        (``{"cuts": True}`` adds ``--cuts``; any other value is passed after the option). The time limit,
+        gaps, threads and seed belong in their own arguments. A name or value the solver rejects raises
+        ValueError (glpsol's are checked only when it runs: an error status then).
 
     Returns
     -------
@@ -98,7 +106,7 @@ def solve(
     """
     start = time.perf_counter()
     backend_cls = backend_class(solver)
-    options = _options(time_limit, mip_gap, abs_gap, threads, seed, log)
+    options = _options(time_limit, mip_gap, abs_gap, threads, seed, log, solver_options)
     sf = compile_model(model)
     t_built = time.perf_counter()
     backend = backend_cls(sf, options)
@@ -143,7 +151,7 @@ def solve(
     )
 
 
-def _options(time_limit, mip_gap, abs_gap, threads, seed, log) -> SolveOptions:
+def _options(time_limit, mip_gap, abs_gap, threads, seed, log, solver_options=None) -> SolveOptions:
     if time_limit is not None and not time_limit >= 0:
         raise ValueError(f"time_limit must be >= 0 seconds or None, got {time_limit!r}")
     for name, gap in (("mip_gap", mip_gap), ("abs_gap", abs_gap)):
@@ -155,7 +163,7 @@ def _options(time_limit, mip_gap, abs_gap, threads, seed, log) -> SolveOptions:
         time_limit=math.inf if time_limit is None else float(time_limit),
         mip_gap=0.0 if mip_gap is None else float(mip_gap),
         abs_gap=0.0 if abs_gap is None else float(abs_gap),
-        threads=int(threads), seed=int(seed), log=bool(log),
+        threads=int(threads), seed=int(seed), log=bool(log), solver_options=dict(solver_options or {}),
     )
 
 

@@ -85,6 +85,8 @@ class GlpkBackend(Backend):
             elif self.sf.is_integer.any():
                 cmd.append("--nomip")
             timeout = None
+            for key, val in self.options.solver_options.items():
+                cmd += [f"--{key}"] + ([] if val is True else [str(val)])
             if math.isfinite(time_limit):
                 cmd += ["--tmlim", str(max(1, math.ceil(time_limit)))]
                 timeout = time_limit + 10 + 0.1 * time_limit

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from odtlib.solvers.base import Backend, RunOutcome, SolveOptions
+from odtlib.solvers.base import Backend, RunOutcome, SolveOptions, rejected_option
 from odtlib.solvers.standard_form import StandardForm
 
 try:
@@ -56,6 +56,9 @@ class HighsBackend(Backend):
             "random_seed": int(options.seed),
         }.items():
             h.setOptionValue(key, val)
+        for key, val in options.solver_options.items():
+            if h.setOptionValue(key, val) != highspy.HighsStatus.kOk:
+                raise rejected_option("HiGHS", key, val)
         A = sf.A
         h.passModel(
             sf.n_cols, sf.n_rows, A.nnz, _ROWWISE, sf.sense, sf.c_offset,

@@ -41,7 +41,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from odtlib.solvers.base import Backend, RunOutcome, SolveOptions
+from odtlib.solvers.base import Backend, RunOutcome, SolveOptions, rejected_option
 from odtlib.solvers.callbacks import FEASIBILITY_TOL, Callbacks, Row, Values, to_rows
 from odtlib.solvers.lp_file import column_names, ranged_rows, write_lp
 from odtlib.solvers.standard_form import StandardForm, start_vector
@@ -88,6 +88,11 @@ class ScipBackend(Backend):
         m.setParam("limits/absgap", options.abs_gap)
         m.setParam("randomization/randomseedshift", int(options.seed))
         m.setParam("lp/threads", int(options.threads))
+        for key, val in options.solver_options.items():
+            try:
+                m.setParam(key, val)
+            except (LookupError, ValueError, TypeError) as exc:
+                raise rejected_option("SCIP", key, val, exc) from None
 
     def _read_lp_file(self) -> list:
         """The model through an LP file read by SCIP; returns the SCIP variables in column order."""
