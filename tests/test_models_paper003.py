@@ -323,3 +323,33 @@ def test_non_binary_features_are_rejected():
         RegularizedBendOCT().fit(X + 0.5, y)
     with pytest.raises(ValueError, match="binary|0/1|0 and 1"):
         RegularizedFlowOCT().fit(X * 2, y)
+
+
+def test_branch_and_cut_separates_fractional_points_only_for_benders():
+    """With fractional Benders cuts the lazy callback runs at LP points too; polishing only sees integer
+    candidates (it would read a fractional tree otherwise)."""
+    from odtlib.models.accel import BranchAndCut
+    from odtlib.solvers import Values
+    from odtlib.solvers.standard_form import ColumnIndex
+
+    class Benders:
+        lazy_at_fractional = True
+
+        def lazy(self, values):
+            return ["row"]
+
+    class Polisher:
+        seen = []
+
+        def observe(self, values):
+            self.seen.append(values.is_integral)
+
+    polisher = Polisher()
+    callbacks = BranchAndCut(Benders(), heuristics=[polisher])
+    assert callbacks.lazy_at_fractional
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    index = ColumnIndex([m.x])
+    assert callbacks.lazy(Values(np.array([0.5]), index, is_integral=False)) == ["row"]
+    assert callbacks.lazy(Values(np.array([1.0]), index, is_integral=True)) == ["row"]
+    assert polisher.seen == [True]
