@@ -29,13 +29,13 @@ import argparse
 import csv
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _child import run_in_subprocess
 
 DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
             "kr-vs-kp")
@@ -118,20 +118,6 @@ def child(spec: dict) -> dict:
 
 
 # ----------------------------------------------------------------------------------------- driver (parent)
-def run_in_subprocess(spec: dict) -> dict:
-    """One run in a fresh interpreter, killed after time limit + grace (peers may ignore their limit)."""
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], capture_output=True,
-                              text=True, timeout=spec["time_limit"] + GRACE)
-    except subprocess.TimeoutExpired:
-        return dict(status="killed", wall_s=time.perf_counter() - start,
-                    message=f"no answer {GRACE:.0f}s past the time limit")
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-        return dict(status="error", wall_s=time.perf_counter() - start, message=tail[0][:200])
-    return json.loads(lines[-1][len("RESULT "):])
 
 
 def done_keys(path: Path) -> set[tuple]:
@@ -205,7 +191,7 @@ def main(argv: list[str] | None = None) -> None:
                     if key in done:
                         continue
                     spec = dict(dataset=dataset, depth=depth, lam=lam, method=method, time_limit=args.time_limit)
-                    result = run_in_subprocess(spec)
+                    result = run_in_subprocess(__file__, spec, GRACE)
                     if reference is None and out.exists():
                         prior = pd.read_csv(out)
                         hit = prior[(prior.dataset == dataset) & (prior.depth == depth) & (prior.lam == lam)

@@ -38,8 +38,6 @@ import argparse
 import csv
 import json
 import os
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -47,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _child import run_in_subprocess
 
 DATASETS = ("monk3", "monk1", "hayes-roth", "house-votes-84", "soybean-small", "car-evaluation", "kr-vs-kp")
 PLAIN = dict(strengthened_cuts=False, polishing=False, eqp=None, path_bound_cuts=False, warm_start="cart")
@@ -119,20 +118,6 @@ def child(spec: dict) -> dict:
 
 
 # ----------------------------------------------------------------------------------------- driver (parent)
-def run_in_subprocess(spec: dict, grace: float) -> dict:
-    """One run in a fresh interpreter, killed after time limit + grace."""
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], capture_output=True,
-                              text=True, timeout=spec["time_limit"] + grace)
-    except subprocess.TimeoutExpired:
-        return dict(status="killed", wall_s=time.perf_counter() - start,
-                    message=f"no answer {grace:.0f}s past the time limit")
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-        return dict(status="error", wall_s=time.perf_counter() - start, message=tail[0][:200])
-    return json.loads(lines[-1][len("RESULT "):])
 
 
 def check(row: dict, reference: float | None) -> str:
@@ -165,7 +150,7 @@ def run_all(instances: list[tuple], methods: list[str], args, out: Path) -> None
     def one(instance: tuple, method: str) -> None:
         dataset, depth, lam = instance
         spec = dict(dataset=dataset, depth=depth, lam=lam, method=method, time_limit=args.time_limit)
-        row = {**spec, **run_in_subprocess(spec, args.grace)}
+        row = {**spec, **run_in_subprocess(__file__, spec, args.grace)}
         if method == "pystreed":
             references[instance] = row["objective"] if row["status"] == "optimal" else None
         row["reference"] = references.get(instance)

@@ -1,0 +1,27 @@
+"""Run one benchmark measurement in a fresh interpreter with a hard wall-clock kill (shared by the bench
+scripts: peers and free solvers may overrun their own time limits)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+
+def run_in_subprocess(script: str, spec: dict, grace: float) -> dict:
+    """``python script --child <spec as JSON>``, killed ``grace`` seconds after ``spec["time_limit"]``.
+
+    The child prints its result as one line ``RESULT <json>``; a kill, a crash or a missing line gives a
+    dict with status "killed" / "error", the wall time and a message."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, script, "--child", json.dumps(spec)], capture_output=True,
+                              text=True, timeout=spec["time_limit"] + grace)
+    except subprocess.TimeoutExpired:
+        return dict(status="killed", wall_s=time.perf_counter() - start,
+                    message=f"no answer {grace:.0f}s past the time limit")
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        return dict(status="error", wall_s=time.perf_counter() - start, message=tail[0][:200])
+    return json.loads(lines[-1][len("RESULT "):])
