@@ -1,11 +1,13 @@
-"""Run one benchmark measurement in a fresh interpreter with a hard wall-clock kill (shared by the bench
-scripts: peers and free solvers may overrun their own time limits)."""
+"""Helpers shared by the bench scripts: one measurement in a fresh interpreter with a hard wall-clock kill
+(peers and free solvers may overrun their own time limits), and rows appended to a CSV as they finish."""
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 
 def run_in_subprocess(script: str, spec: dict, grace: float) -> dict:
@@ -25,3 +27,14 @@ def run_in_subprocess(script: str, spec: dict, grace: float) -> dict:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
         return dict(status="error", wall_s=time.perf_counter() - start, message=tail[0][:200])
     return json.loads(lines[-1][len("RESULT "):])
+
+
+def append_row(path: Path, row: dict, fields: list[str]) -> None:
+    """Append ``row`` (only ``fields``) to the CSV at ``path``, writing the header first for a new file."""
+    new = not path.exists()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+        if new:
+            writer.writeheader()
+        writer.writerow(row)

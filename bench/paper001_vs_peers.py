@@ -26,7 +26,6 @@ against ``flow-highs``.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import sys
@@ -35,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _child import run_in_subprocess
+from _child import append_row, run_in_subprocess
 
 DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
             "kr-vs-kp")
@@ -127,16 +126,6 @@ def done_keys(path: Path) -> set[tuple]:
     return {(r.dataset, int(r.depth), float(r.lam), r.method, float(r.time_limit)) for r in frame.itertuples()}
 
 
-def append_row(path: Path, row: dict) -> None:
-    new = not path.exists()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore")
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
-
-
 def judge(row: dict, reference: float | None) -> str:
     """'yes' / 'NO' when the method claims optimality; 'incumbent ok' / 'incumbent worse' otherwise."""
     if reference is None or row.get("objective") in (None, ""):
@@ -201,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
                         reference = float(result["objective"])
                     row = {**spec, **result, "reference": reference}
                     row["correct"] = judge(row, reference)
-                    append_row(out, row)
+                    append_row(out, row, FIELDS)
                     print(f"{dataset:15s} d={depth} λ={lam:<4} {method:22s} {row['status']:10s} "
                           f"obj={row.get('objective')} ref={reference} {row['correct']:16s} "
                           f"{row['wall_s']:.1f}s", flush=True)

@@ -35,7 +35,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import time
@@ -45,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _child import run_in_subprocess
+from _child import append_row, run_in_subprocess
 
 DATASETS = ("monk3", "monk1", "hayes-roth", "house-votes-84", "soybean-small", "car-evaluation", "kr-vs-kp")
 PLAIN = dict(strengthened_cuts=False, polishing=False, eqp=None, path_bound_cuts=False, warm_start="cart")
@@ -133,16 +132,6 @@ def check(row: dict, reference: float | None) -> str:
     return "inc ok" if equal else "inc worse"
 
 
-def append_row(path: Path, row: dict) -> None:
-    new = not path.exists()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=FIELDS, extrasaction="ignore")
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
-
-
 def run_all(instances: list[tuple], methods: list[str], args, out: Path) -> None:
     """pystreed first on every instance (the reference), then the other methods, ``args.jobs`` at a time."""
     references: dict[tuple, float | None] = {}
@@ -155,7 +144,7 @@ def run_all(instances: list[tuple], methods: list[str], args, out: Path) -> None
             references[instance] = row["objective"] if row["status"] == "optimal" else None
         row["reference"] = references.get(instance)
         row["check"] = check(row, row["reference"])
-        append_row(out, row)
+        append_row(out, row, FIELDS)
         print(f"{dataset:15s} d={depth} λ={lam:<6} {method:18s} {row['status']:10s} "
               f"obj={_fmt(row.get('objective'))} {row['check']:9s} {row['wall_s']:7.1f}s", flush=True)
 
