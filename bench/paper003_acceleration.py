@@ -10,6 +10,7 @@ the model and the warm start come on top, so the grace must cover them). Methods
 * ``accel-scip``: RegularizedBendOCT's defaults, the paper's best configuration (EQP recursive
   disaggregated with group selection, |F*| <= 2, PBCP with BNS and BSt, polishing);
 * ``accel-nopbcp-scip``: the same without path-bound cuts (the paper's "Accelerated (No PBCP)");
+* ``accel-noeqp-scip``: the defaults without the EQP inequalities (PBCP with BNS and BSt, polishing);
 * ``accel-highs``: the accelerated defaults on HiGHS (no callbacks: path-bound and fractional Benders cuts in
   root LP rounds, then the Benders restart loop; no in-search polishing);
 * ``flow-highs``: the compact RegularizedFlowOCT on HiGHS (no callbacks);
@@ -52,6 +53,7 @@ OURS = {   # method -> (estimator, solver, switches)
     "bendoct-scip": ("RegularizedBendOCT", "scip", PLAIN),
     "accel-scip": ("RegularizedBendOCT", "scip", {}),
     "accel-nopbcp-scip": ("RegularizedBendOCT", "scip", {"path_bound_cuts": False}),
+    "accel-noeqp-scip": ("RegularizedBendOCT", "scip", {"eqp": None}),
     "accel-highs": ("RegularizedBendOCT", "highs", {}),
     "flow-highs": ("RegularizedFlowOCT", "highs", {}),
 }

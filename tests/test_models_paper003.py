@@ -265,13 +265,69 @@ def test_eqp_start_values_satisfy_every_row(family, disaggregated, group):
     for _ in range(20):
         tree = _random_sparse_tree(rng, depth=3, n_features=4, n_classes=2)
         start = tree.start_values(model, X, y)
-        eqp.start_values(model, tree, tree.correct(X, y), start)
+        eqp.start_values(model, tree, start)
         for var, value in start.items():
             var.set_value(value, skip_validation=True)
         for con in model.eqp.rows.values():
             body = pyo.value(con.body)
             assert (con.lower is None or body >= pyo.value(con.lower) - 1e-9)
             assert (con.upper is None or body <= pyo.value(con.upper) + 1e-9)
+
+
+@pytest.mark.parametrize("family,disaggregated,group", [
+    ("basic", False, False), ("basic", False, True), ("chain", False, True), ("chain", True, False),
+    ("recursive", False, False), ("recursive", True, True), ("recursive", False, True)])
+def test_eqp_rows_cap_a_set_the_tree_cannot_split(family, disaggregated, group):
+    """With b and p fixed to a tree, max Σ_{i∈S} θ_i over the master with EQP rows (no Benders cuts) is UB_S
+    (S's largest class) when the tree cannot split S, and at least the best labelling of the tree's leaves
+    otherwise (the rows cut off nothing a tree reaches). "Splits": a node on S's common path branches on F*
+    (chain, recursive); any node branches on F* (basic (16), which ignores the path)."""
+    X, y = instance(92, n_rows=30, n_features=4, n_classes=3)
+    eqp = EQPInequalities(X, y, family, disaggregated=disaggregated, group_selection=group, max_split=2)
+    rng = np.random.default_rng(1)
+    caps = 0
+    for s in eqp.sets[:8]:
+        for _ in range(4):
+            tree = _random_sparse_tree(rng, depth=3, n_features=4, n_classes=3)
+            model = build_model(X, y, depth=3, leaf_penalty=0.01, n_classes=3, eqp=eqp)
+            for var, value in tree.start_values(model, X, y).items():
+                if var.parent_component() in (model.b, model.p):
+                    var.fix(value)
+            model.objective.deactivate()
+            model.capped = pyo.Objective(expr=sum(model.theta[i] for i in s.members), sense=pyo.maximize)
+            best = solve(model, solver="highs").objective
+            split = (any(f in s.split for f in tree.branch.values()) if family == "basic"
+                     else _tree_splits(tree, s))
+            if split:
+                assert best >= _best_labelling(tree, X[s.members], y[s.members]) - 1e-6
+            else:
+                caps += 1
+                assert best == pytest.approx(s.upper_bound, abs=1e-6), (s.split, tree.branch)
+    assert caps >= 5       # the random trees leave enough sets unsplit for the test to mean something
+
+
+def _best_labelling(tree: SparseTree, X, y) -> int:
+    """Most samples of (X, y) the tree's structure classifies correctly with the best class at each leaf."""
+    leaves = np.array([_leaf_of(tree, x) for x in X])
+    return sum(int(np.bincount(y[leaves == leaf]).max()) for leaf in np.unique(leaves))
+
+
+def _leaf_of(tree: SparseTree, x) -> int:
+    n = 1
+    while n in tree.branch:
+        n = 2 * n + int(x[tree.branch[n]])
+    return n
+
+
+def _tree_splits(tree: SparseTree, s) -> bool:
+    """Does the path S follows together reach a node branching on a feature of F*?"""
+    n = 1
+    while n in tree.branch:
+        f = tree.branch[n]
+        if f in s.split:
+            return True
+        n = 2 * n + int(s.pattern[f])
+    return False
 
 
 def _random_sparse_tree(rng, depth, n_features, n_classes):

@@ -197,7 +197,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         def values(tree: SparseTree):
             start = tree.start_values(model, X, y)
             if self._eqp is not None:
-                self._eqp.start_values(model, tree, tree.correct(X > 0.5, y), start)
+                self._eqp.start_values(model, tree, start)
             return start
         return values
 

@@ -12,6 +12,12 @@ it (family G):
 * G basic (17): Σ_{i∈S} θ_i <= UB_S + (|S| - UB_S)·φ_S;
 * G group selection (22): Σ_{i∈S_k} θ_i = |S_k|·γ_{S,k} per class k, Σ_k γ_{S,k} <= 1 + (#classes - 1)·φ_S.
 
+**Smaller LP, same relaxation.** On data sets with thousands of EQP sets (car-evaluation: 2402 at |F*| <= 2)
+these rows dominate the master's LP, so two exact reductions are applied: γ is determined by θ, so (22) is
+added with γ substituted, Σ_k (1/|S_k|)·Σ_{i∈S_k} θ_i <= 1 + (#classes - 1)·φ_S (one row, no γ); and in the
+recursive family the α of the last internal layer is bounded by Σ_{f∈F*} b_nf alone, so the sets sharing
+F* share it (one α per (F*, n)). Both leave the projection of the LP onto (b, p, w, θ) unchanged.
+
 **Sets.** Every pair of samples with different classes that differ on at most ``max_split`` features gives
 F* = the features where they differ; S = all samples that agree with the pair outside F* (pairs with the same
 F* and the same values outside it give one set). These inequalities are valid for every feasible tree, so
@@ -125,15 +131,31 @@ class EQPInequalities:
                 for n in tree.internal:
                     self._chain_rows(model, rows, block.alpha[k, n], s, n, tree)
             return [linear_sum([block.alpha[k, n] for n in tree.internal]) for k in range(len(self.sets))]
-        block.alpha = pyo.Var(pairs, within=pyo.UnitInterval)                  # recursive (20)/(21)
-        inner = [(k, n) for k, n in pairs if not tree.is_leaf(2 * n)]
+        return self._add_recursive(model, block, tree)                       # recursive (20)/(21)
+
+    def _add_recursive(self, model, block, tree: TreeIndex) -> list:
+        """(20)/(21); the last internal layer's α_{S,n} <= Σ_{f∈F*} b_nf is one variable per (F*, n)."""
+        rows = block.rows
+        last = [n for n in tree.internal if tree.is_leaf(2 * n)]
+        upper = [n for n in tree.internal if not tree.is_leaf(2 * n)]
+        block.alpha_last = pyo.Var(range(len(self.splits)), last, within=pyo.UnitInterval)
+        for j, split in enumerate(self.splits):
+            for n in last:
+                rows.add(block.alpha_last[j, n] <= linear_sum([model.b[n, f] for f in split]))
+        inner = [(k, n) for k in range(len(self.sets)) for n in upper]
+        block.alpha = pyo.Var(inner, within=pyo.UnitInterval)
         domain = pyo.UnitInterval if self.disaggregated else pyo.Binary
         block.alpha_left = pyo.Var(inner, within=domain)
         block.alpha_right = pyo.Var(inner, within=domain)
+        index = {split: j for j, split in enumerate(self.splits)}
+
+        def alpha(k: int, n: int):
+            return block.alpha_last[index[self.sets[k].split], n] if n in last else block.alpha[k, n]
+
         for k, s in enumerate(self.sets):
-            for n in tree.internal:
-                self._recursive_rows(model, block, k, s, n, tree)
-        return [block.alpha[k, 1] for k in range(len(self.sets))]
+            for n in upper:
+                self._recursive_rows(model, block, k, s, n, alpha)
+        return [alpha(k, 1) for k in range(len(self.sets))]
 
     def _chain_rows(self, model, rows, alpha, s: EQPSet, n: int, tree: TreeIndex) -> None:
         ancestors = tree.ancestors(n)
@@ -146,21 +168,18 @@ class EQPInequalities:
             terms = self._split_sum(model, s, n) + [v for path in paths for v in path]
             rows.add((1 + len(ancestors)) * alpha <= linear_sum(terms))
 
-    def _recursive_rows(self, model, block, k: int, s: EQPSet, n: int, tree: TreeIndex) -> None:
-        rows, alpha = block.rows, block.alpha
-        split = self._split_sum(model, s, n)
-        if tree.is_leaf(2 * n):
-            rows.add(alpha[k, n] <= linear_sum(split))
-            return
+    def _recursive_rows(self, model, block, k: int, s: EQPSet, n: int, alpha) -> None:
+        """Rows of set k at a node n above the last internal layer; ``alpha(k, n)`` gives α_{S,n}."""
+        rows = block.rows
         left, right = block.alpha_left[k, n], block.alpha_right[k, n]
-        rows.add(alpha[k, n] <= linear_sum(split + [left, right]))
+        rows.add(block.alpha[k, n] <= linear_sum(self._split_sum(model, s, n) + [left, right]))
         for side, child, value in ((left, 2 * n, 0), (right, 2 * n + 1, 1)):
             together = self._direction_sum(model, s, n, value)
             if self.disaggregated:                                             # (21)
                 rows.add(side <= linear_sum(together))
-                rows.add(side <= alpha[k, child])
+                rows.add(side <= alpha(k, child))
             else:                                                              # (20)
-                rows.add(2 * side <= linear_sum(together + [alpha[k, child]]))
+                rows.add(2 * side <= linear_sum(together + [alpha(k, child)]))
 
     def _add_g(self, model, block, phi: list) -> None:
         rows = block.rows
@@ -169,19 +188,16 @@ class EQPInequalities:
                 ub = s.upper_bound
                 rows.add(linear_sum([model.theta[i] for i in s.members]) <= ub + (len(s.members) - ub) * phi_s)
             return
-        pairs = [(k, c) for k, s in enumerate(self.sets) for c in np.flatnonzero(s.class_counts).tolist()]
-        block.gamma = pyo.Var(pairs, within=pyo.NonNegativeReals)              # (22)
-        for k, (s, phi_s) in enumerate(zip(self.sets, phi)):
-            present = np.flatnonzero(s.class_counts).tolist()
-            for c in present:
-                in_class = [model.theta[i] for i in s.members if self.y[i] == c]
-                rows.add(linear_sum(in_class) == int(s.class_counts[c]) * block.gamma[k, c])
-            rows.add(linear_sum([block.gamma[k, c] for c in present]) <= 1 + (len(present) - 1) * phi_s)
+        for s, phi_s in zip(self.sets, phi):                                   # (22), γ substituted
+            counts = s.class_counts[self.y[s.members]]
+            share = sum(model.theta[i] / int(c) for i, c in zip(s.members.tolist(), counts.tolist()))
+            n_present = int(np.count_nonzero(s.class_counts))
+            rows.add(share <= 1 + (n_present - 1) * phi_s)
 
     # ------------------------------------------------------------------ start values
-    def start_values(self, model, tree: SparseTree, correct: np.ndarray, start) -> None:
-        """Fill ``start`` with the EQP variables' values for ``tree`` (θ = ``correct``): each α/φ at the
-        largest value its rows allow (1 exactly when the tree splits S where the family says), γ from θ."""
+    def start_values(self, model, tree: SparseTree, start) -> None:
+        """Fill ``start`` with the EQP variables' values for ``tree``: each α/φ at the largest value its rows
+        allow (1 exactly when the tree splits S where the family says)."""
         if not self.sets:
             return
         block, index = model.eqp, TreeIndex(tree.depth)
@@ -204,13 +220,10 @@ class EQPInequalities:
                     a_right = float(right[n] and alpha[2 * n + 1])
                     start[block.alpha_left[k, n]] = a_left
                     start[block.alpha_right[k, n]] = a_right
-                    alpha[n] = min(1.0, splits[n] + a_left + a_right)
-                for n, value in alpha.items():
-                    start[block.alpha[k, n]] = value
-            if self.group_selection:
-                for c in np.flatnonzero(s.class_counts).tolist():
-                    in_class = s.members[self.y[s.members] == c]
-                    start[block.gamma[k, c]] = float(correct[in_class].sum()) / len(in_class)
+                    alpha[n] = start[block.alpha[k, n]] = min(1.0, splits[n] + a_left + a_right)
+        if self.h_family == "recursive":
+            for j, n in block.alpha_last:
+                start[block.alpha_last[j, n]] = float(tree.branch.get(n) in self.splits[j])
 
     @staticmethod
     def _node_roles(s: EQPSet, tree: SparseTree, index: TreeIndex) -> tuple[dict, dict, dict]:
