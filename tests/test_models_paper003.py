@@ -409,3 +409,31 @@ def test_branch_and_cut_separates_fractional_points_only_for_benders():
     assert callbacks.lazy(Values(np.array([0.5]), index, is_integral=False)) == ["row"]
     assert callbacks.lazy(Values(np.array([1.0]), index, is_integral=True)) == ["row"]
     assert polisher.seen == [True]
+
+
+def test_branch_and_cut_rejects_exactly_the_candidates_with_a_violated_benders_row():
+    """SCIP's feasibility check goes through BranchAndCut.rejects (separation only): it must agree with the
+    generic check (build every lazy row, test it) on trees with θ = correct and with θ raised."""
+    from odtlib.solvers import Callbacks, Values
+    from odtlib.solvers.standard_form import compile_model
+
+    X, y = instance(93, n_rows=25, n_features=4, n_classes=2)
+    model = build_model(X, y, depth=3, leaf_penalty=0.01)
+    callbacks = branch_and_cut(model, X, y)
+    index = compile_model(model).index
+    rng = np.random.default_rng(5)
+    verdicts = []
+    for _ in range(30):
+        tree = _random_sparse_tree(rng, depth=3, n_features=4, n_classes=2)
+        start = tree.start_values(model, X, y)
+        raised = rng.random(len(y)) < 0.1
+        for i in np.flatnonzero(raised):
+            start[model.theta[int(i)]] = 1.0
+        x = np.zeros(index.n_cols)
+        for var, value in start.items():
+            x[index.column(var)] = value
+        values = Values(x, index, is_integral=True)
+        verdict = callbacks.rejects(values)
+        assert verdict == Callbacks.rejects(callbacks, values)
+        verdicts.append(verdict)
+    assert any(verdicts) and not all(verdicts)

@@ -39,6 +39,13 @@ class BranchAndCut(Callbacks):
                 heuristic.observe(values)
         return self.benders.lazy(values)
 
+    def rejects(self, values: Values) -> bool:
+        """SCIP's check of a candidate it found itself: the Benders separation answers it without building
+        rows (the default would build every violated cut, measured 57% of a car-evaluation solve)."""
+        for heuristic in self.heuristics:
+            heuristic.observe(values)
+        return self.benders.rejects(values)
+
     def cut(self, values: Values) -> list:
         return [row for family in self.cuts for row in family.cut(values)]
 
