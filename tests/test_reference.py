@@ -11,7 +11,7 @@ import pytest
 
 from odtlib.experiments import compare, list_reference_tables, reference_table
 
-PAPER_TEXTS = Path("/work/shared/papers")
+PAPER_TEXTS = Path(__file__).resolve().parents[2] / "shared" / "papers"   # ../shared beside the clone
 
 
 def test_index_lists_every_shipped_table_with_provenance():
