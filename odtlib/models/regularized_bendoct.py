@@ -121,6 +121,10 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         optimal D2S subtree; applied to the warm start, and on SCIP to every integer candidate.
     eqp : {"recursive", "chain", "basic", None}, default "recursive"
         The H family of the EQP inequalities ((20)/(21), (18)/(19), (16)); None switches EQP off.
+        On data with thousands of EQP sets (car-evaluation: 2402 at |F*| <= 2) their rows dominate the
+        master's LP and SCIP's LP solver spends most of the run there; ``eqp=None`` (the paper's
+        "PBCP + BSt + BNS", its best method on car-evaluation in Table 5) is then often faster
+        (``bench/paper003_acceleration.py`` method ``accel-noeqp-scip``).
     eqp_disaggregated : bool, default True
         Disaggregated chain (19) / recursive (21) instead of (18) / (20) (no effect with "basic").
     eqp_group_selection : bool, default True
