@@ -94,9 +94,15 @@ class HighsBackend(Backend):
     def run(self, time_limit: float, callbacks=None, on_incumbent=None) -> RunOutcome:
         h = self.h
         h.setOptionValue("time_limit", float(time_limit) if math.isfinite(time_limit) else math.inf)
+        errors = []
         if on_incumbent is not None:
             def check(event):
-                if on_incumbent(np.asarray(event.data_out.mip_solution)):
+                try:
+                    stop = on_incumbent(np.asarray(event.data_out.mip_solution))
+                except Exception as exc:  # noqa: BLE001 - highspy >= 1.16 swallows it into "Solve error"
+                    errors.append(exc)
+                    stop = True
+                if stop:
                     event.interrupt()
             h.cbMipImprovingSolution.subscribe(check)
         try:
@@ -104,6 +110,8 @@ class HighsBackend(Backend):
         finally:
             if on_incumbent is not None:
                 h.cbMipImprovingSolution.unsubscribe(check)
+        if errors:
+            raise errors[0]
         return self._outcome()
 
     def run_relaxation(self, time_limit: float) -> RunOutcome:
