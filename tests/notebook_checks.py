@@ -3,10 +3,10 @@ its smoke profile runs headlessly through `odtlib.experiments.reproduce`."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from paths import REPO, data_mirror
+
 NOTEBOOKS = REPO / "notebooks"
 PARAMETERS = ("profile", "solver", "time_limit", "n_jobs", "scheduler", "output_dir")
 
@@ -32,8 +32,8 @@ def run_smoke(paper: str, output_dir: Path, monkeypatch) -> tuple[Path, list[str
     from odtlib.experiments import reproduce
 
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    if not os.environ.get("ODTLIB_DATA_MIRROR") and (REPO.parent / "shared" / "uci").is_dir():
-        monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(REPO.parent / "shared" / "uci"))
+    if data_mirror().is_dir():
+        monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(data_mirror()))
     [run] = reproduce(papers=[paper], profile="smoke", output_dir=output_dir, notebooks_dir=NOTEBOOKS)
     assert run.status == "ok", run.error
     report_dir = output_dir / f"paper{paper}" / "report"

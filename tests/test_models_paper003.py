@@ -222,12 +222,11 @@ def test_zero_penalty_and_flow_warm_start():
 @pytest.mark.parametrize("name,lam,published", [("monk3", 0.01, 0.904426)])
 def test_published_optimum_of_paper_instance(name, lam, published, monkeypatch):
     """The authors' Gurobi optimum (depth 2), rounded to 6 decimals in paper_results.md."""
-    import os
-    from pathlib import Path
+    from paths import data_mirror
 
     from odtlib.data import paper_dataset
 
-    mirror = Path(os.environ.get("ODTLIB_DATA_MIRROR") or Path(__file__).resolve().parents[2] / "shared" / "uci")
+    mirror = data_mirror()
     if not (mirror / "MANIFEST.csv").is_file():
         pytest.skip("offline UCI mirror not available")
     monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(mirror))
@@ -309,15 +308,8 @@ def test_eqp_rows_cap_a_set_the_tree_cannot_split(family, disaggregated, group):
 
 def _best_labelling(tree: SparseTree, X, y) -> int:
     """Most samples of (X, y) the tree's structure classifies correctly with the best class at each leaf."""
-    leaves = np.array([_leaf_of(tree, x) for x in X])
+    leaves = tree.terminal(X)
     return sum(int(np.bincount(y[leaves == leaf]).max()) for leaf in np.unique(leaves))
-
-
-def _leaf_of(tree: SparseTree, x) -> int:
-    n = 1
-    while n in tree.branch:
-        n = 2 * n + int(x[tree.branch[n]])
-    return n
 
 
 def _tree_splits(tree: SparseTree, s) -> bool:

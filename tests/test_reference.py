@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import re
 from importlib.resources import files
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from paths import SHARED
 
 from odtlib.experiments import compare, list_reference_tables, reference_table
 
-PAPER_TEXTS = Path(__file__).resolve().parents[2] / "shared" / "papers"   # ../shared beside the clone
+PAPER_TEXTS = SHARED / "papers"
 
 
 def test_index_lists_every_shipped_table_with_provenance():

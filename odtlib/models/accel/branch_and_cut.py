@@ -35,16 +35,19 @@ class BranchAndCut(Callbacks):
 
     def lazy(self, values: Values) -> list:
         if values.is_integral:
-            for heuristic in self.heuristics:
-                heuristic.observe(values)
+            self._show_heuristics(values)
         return self.benders.lazy(values)
 
     def rejects(self, values: Values) -> bool:
         """SCIP's check of a candidate it found itself: the Benders separation answers it without building
         rows (the default would build every violated cut, measured 57% of a car-evaluation solve)."""
+        self._show_heuristics(values)
+        return self.benders.rejects(values)
+
+    def _show_heuristics(self, values: Values) -> None:
+        """Let the heuristics that work from integer points (polishing) see an integer candidate."""
         for heuristic in self.heuristics:
             heuristic.observe(values)
-        return self.benders.rejects(values)
 
     def cut(self, values: Values) -> list:
         return [row for family in self.cuts for row in family.cut(values)]

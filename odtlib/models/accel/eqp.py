@@ -93,6 +93,7 @@ class EQPInequalities:
         self.group_selection = group_selection
         self.sets = find_eqp_sets(X, y, max_split)
         self.splits = sorted({s.split for s in self.sets})
+        self.split_of = [self.splits.index(s.split) for s in self.sets]   # set k -> its F* in ``splits``
 
     # ------------------------------------------------------------------ model
     def add_to(self, model: pyo.ConcreteModel) -> None:
@@ -121,8 +122,7 @@ class EQPInequalities:
             block.phi = pyo.Var(range(len(self.splits)), bounds=(0, 1))
             for j, split in enumerate(self.splits):
                 rows.add(block.phi[j] <= linear_sum([model.b[n, f] for n in tree.internal for f in split]))
-            index = {split: j for j, split in enumerate(self.splits)}
-            return [block.phi[index[s.split]] for s in self.sets]
+            return [block.phi[j] for j in self.split_of]
         pairs = [(k, n) for k in range(len(self.sets)) for n in tree.internal]
         if self.h_family == "chain":
             domain = pyo.UnitInterval if self.disaggregated else pyo.Binary
@@ -147,10 +147,9 @@ class EQPInequalities:
         domain = pyo.UnitInterval if self.disaggregated else pyo.Binary
         block.alpha_left = pyo.Var(inner, within=domain)
         block.alpha_right = pyo.Var(inner, within=domain)
-        index = {split: j for j, split in enumerate(self.splits)}
 
         def alpha(k: int, n: int):
-            return block.alpha_last[index[self.sets[k].split], n] if n in last else block.alpha[k, n]
+            return block.alpha_last[self.split_of[k], n] if n in last else block.alpha[k, n]
 
         for k, s in enumerate(self.sets):
             for n in upper:
