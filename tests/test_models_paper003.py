@@ -29,8 +29,9 @@ from odtlib.models.d2s import Depth2Solver, solve_depth2
 from odtlib.models.regularized_bendoct import branch_and_cut, build_model
 from odtlib.solvers import solve
 
-PLAIN = dict(warm_start=None, polishing=False, eqp=None, path_bound_cuts=False, strengthened_cuts=False)
-BEST: dict = {}   # the estimator's defaults are the paper's best configuration
+PLAIN = dict(warm_start=None, polishing=False, eqp=None, path_bound_cuts=False, strengthened_cuts=False,
+             top_down_branching=False)
+BEST: dict = {}   # the estimator's defaults: the paper's best configuration plus top-down branching
 
 
 def oracle_value(X, y, depth, lam):
@@ -63,6 +64,7 @@ SWITCH_VALUES = {
     "path_bound_cuts": [False, True],
     "bound_negative_samples": [False, True],
     "bound_structure": [False, True],
+    "top_down_branching": [False, True],
 }
 
 
@@ -113,7 +115,8 @@ def test_toggle_matrix_depth2(config, depth2_instances):
 
 DEPTH3_CONFIGS = ["plain", "best", "best+bound_negative_samples=False", "best+bound_structure=False",
                   "pbcp basic (24) only", "plain+bound_structure=False", "best+eqp=chain",
-                  "best+strengthened_cuts=True", "plain+path_bound_cuts=True", "random1"]
+                  "best+strengthened_cuts=True", "plain+path_bound_cuts=True", "random1",
+                  "best+top_down_branching=False", "plain+top_down_branching=True"]
 
 
 @pytest.mark.parametrize("config", DEPTH3_CONFIGS)
@@ -364,6 +367,28 @@ def test_bad_parameters_are_rejected(params, message):
     X, y = instance(1, n_rows=10, n_features=3)
     with pytest.raises(ValueError, match=message):
         RegularizedBendOCT(**params).fit(X, y)
+
+
+def test_solver_options_must_be_a_dict_and_reach_the_solver():
+    X, y = instance(1, n_rows=10, n_features=3)
+    with pytest.raises(ValueError, match="solver_options must be"):
+        RegularizedBendOCT(solver_options=[("limits/nodes", 1)]).fit(X, y)
+    with pytest.raises(ValueError, match="rejected solver option"):
+        RegularizedBendOCT(depth=3, solver_options={"no/such/param": 1}).fit(X, y)
+
+
+def test_top_down_branching_ranks_each_level_of_b_above_the_next():
+    """Priority of b[n, f] = internal levels from n down (root: D, last internal level: 1); nothing else."""
+    from odtlib.solvers.standard_form import compile_model
+
+    X, y = instance(3, n_rows=12, n_features=3)
+    for depth in (2, 3):
+        sf = compile_model(build_model(X, y, depth, 0.01, top_down_branching=True))
+        got = {v.name: int(p) for v, p in zip(sf.index.columns, sf.branch_priority)}
+        expected = {f"b[{n},{f}]": depth - (n.bit_length() - 1) for n in range(1, 2**depth) for f in range(3)}
+        assert {name: p for name, p in got.items() if p} == expected
+        assert all(got[name] == 0 for name in got if not name.startswith("b["))
+        assert compile_model(build_model(X, y, depth, 0.01)).branch_priority is None
 
 
 def test_non_binary_features_are_rejected():

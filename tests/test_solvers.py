@@ -735,3 +735,88 @@ def test_solver_options_take_effect(solver, options):
     res = solve(M, solver=solver, solver_options=options, time_limit=60)
     assert res.status == "time_limit" and res.nodes <= 2
     assert solve(M, solver=solver, time_limit=1).nodes > 2  # without the option it explores more
+
+
+# ---------------------------------------------------------------------------------------
+# branching priorities (Pyomo suffix ``priority``)
+
+
+def two_fractional_binaries(priority: dict | None = None) -> pyo.ConcreteModel:
+    """max x + y + (z0 + z1)/2 with x + y <= 1.5, x - y <= 0.5, y - x <= 0.5: the LP optimum has
+    x = y = 0.75, the integer one x = y = 0 (objective 1). ``priority``: {component name: priority}
+    as a LOCAL suffix."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.Binary)
+    m.y = pyo.Var(within=pyo.Binary)
+    m.z = pyo.Var([0, 1], within=pyo.Binary)
+    m.rows = pyo.ConstraintList()
+    m.rows.add(m.x + m.y <= 1.5)
+    m.rows.add(m.x - m.y <= 0.5)
+    m.rows.add(m.y - m.x <= 0.5)
+    m.obj = pyo.Objective(expr=m.x + m.y + 0.5 * (m.z[0] + m.z[1]), sense=pyo.maximize)
+    if priority is not None:
+        m.priority = pyo.Suffix(direction=pyo.Suffix.LOCAL)
+        for name, value in priority.items():
+            m.priority[m.component(name)] = value
+    return m
+
+
+def test_priority_suffix_becomes_one_number_per_column():
+    from odtlib.solvers.standard_form import compile_model
+
+    m = two_fractional_binaries({"y": 5, "z": 2})       # z is indexed: both members get 2
+    sf = compile_model(m)
+    by_name = dict(zip((v.name for v in sf.index.columns), sf.branch_priority.tolist()))
+    assert by_name == {"x": 0, "y": 5, "z[0]": 2, "z[1]": 2}
+    assert compile_model(two_fractional_binaries()).branch_priority is None
+    assert compile_model(two_fractional_binaries({"x": 0})).branch_priority is None
+
+
+@NEEDS_SCIP
+@pytest.mark.parametrize("priority,expected", [(None, {"x", "y"}), ({"y": 5}, {"y"}), ({"x": 1, "y": 0}, {"x"})])
+def test_scip_branches_on_the_highest_priority_first(priority, expected):
+    """SCIP hands its branching rules only the fractional candidates of highest priority: record them
+    at the root (presolve and cuts off, so the LP point x = y = 0.75 reaches branching)."""
+    from pyscipopt import SCIP_RESULT, Branchrule
+
+    from odtlib.solvers.base import SolveOptions
+    from odtlib.solvers.scip import ScipBackend
+    from odtlib.solvers.standard_form import compile_model
+
+    class FirstCandidates(Branchrule):
+        seen = None
+
+        def branchexeclp(self, allowaddcons):
+            cands, _, _, _, n_top, _ = self.model.getLPBranchCands()
+            if self.seen is None:
+                self.seen = {v.name.removeprefix("t_") for v in cands[:n_top]}
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+
+    sf = compile_model(two_fractional_binaries(priority))
+    backend = ScipBackend(sf, SolveOptions(solver_options={"presolving/maxrounds": 0,
+                                                           "separating/maxroundsroot": 0}))
+    rule = FirstCandidates()
+    backend.m.includeBranchrule(rule, "record", "records the first candidates", priority=10**6,
+                                maxdepth=-1, maxbounddist=1.0)
+    out = backend.run(math.inf)
+    names = dict(zip(range(sf.n_cols), (v.name for v in sf.index.columns)))
+    assert out.status == "optimal" and out.x @ sf.c == pytest.approx(1.0)
+    assert {names[int(c.removeprefix("x"))] for c in rule.seen} == expected
+
+
+@pytest.mark.parametrize("solver", [s for s in ("gurobi", "cplex") if s in AVAILABLE])
+def test_commercial_backends_receive_the_priorities(solver):
+    from odtlib.solvers.base import SolveOptions
+    from odtlib.solvers.core import backend_class
+    from odtlib.solvers.standard_form import compile_model
+
+    sf = compile_model(two_fractional_binaries({"y": 5, "z": 2}))
+    backend = backend_class(solver)(sf, SolveOptions())
+    if solver == "gurobi":
+        backend.m.update()
+        given = backend.m.getAttr("BranchPriority", backend.m.getVars())
+    else:
+        order = dict((j, prio) for j, prio, _ in backend.c.order.get())
+        given = [order.get(j, 0) for j in range(sf.n_cols)]
+    assert list(given) == sf.branch_priority.tolist()
+    assert solve(two_fractional_binaries({"y": 5}), solver=solver).objective == pytest.approx(1.0)

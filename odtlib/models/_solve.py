@@ -54,6 +54,10 @@ class FlowModelClassifier(ODTClassifier):
     def _callbacks(self, model, X, y):
         return None
 
+    def _solver_options(self) -> dict | None:
+        """The solver's own parameters for :func:`odtlib.solvers.solve` (None: the solver's defaults)."""
+        return None
+
     def _decode(self, model) -> tuple[dict[int, int], dict[int, int]]:
         """Branching features and predicted classes {n: k} of the solved model."""
         return decode_branching(model, model.tree)
@@ -84,7 +88,8 @@ class FlowModelClassifier(ODTClassifier):
         mip_gap, abs_gap = self._gaps()
         result = solve(model, solver=self.solver, time_limit=self.time_limit, mip_gap=mip_gap,
                        abs_gap=abs_gap, threads=self.threads, seed=self.seed, warm_start=start,
-                       callbacks=self._callbacks(model, X, y), log=self.log)
+                       callbacks=self._callbacks(model, X, y), log=self.log,
+                       solver_options=self._solver_options())
         if not result.has_solution:
             raise RuntimeError(f"{type(self).__name__}: the solver returned no tree "
                                f"(status {result.status!r}: {result.message}); raise time_limit, or pass "

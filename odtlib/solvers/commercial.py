@@ -53,6 +53,8 @@ class GurobiBackend(Backend):
         m.Params.MIPGapAbs = options.abs_gap
         m.Params.Threads = options.threads
         m.Params.Seed = options.seed
+        if sf.branch_priority is not None:
+            self.x.BranchPriority = sf.branch_priority
         for key, val in options.solver_options.items():
             try:
                 m.setParam(key, val)
@@ -123,6 +125,9 @@ class CplexBackend(Backend):
         p.mip.tolerances.absmipgap.set(options.abs_gap)
         p.threads.set(options.threads)
         p.randomseed.set(options.seed)
+        if sf.branch_priority is not None:
+            nonzero = np.flatnonzero(sf.branch_priority).tolist()
+            c.order.set([(j, int(sf.branch_priority[j]), c.order.branch_direction.default) for j in nonzero])
         for key, val in options.solver_options.items():
             try:
                 parameter = p

@@ -67,7 +67,8 @@ def solve(
 
     Parameters
     ----------
-    model : pyomo ConcreteModel (linear; one active objective or none)
+    model : pyomo ConcreteModel (linear; one active objective or none). A Suffix named ``priority``
+        gives branching priorities (larger first) to SCIP, Gurobi and CPLEX (see `standard_form`).
     solver : one of `SOLVERS`: "highs" (default), "scip", "glpk", "gurobi", "cplex"
     time_limit : seconds for the solver run, counted from the moment the model is handed over
         (``build_time`` and ``handoff_time`` come on top and are reported); with lazy

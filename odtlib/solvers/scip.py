@@ -88,6 +88,9 @@ class ScipBackend(Backend):
         m.setParam("limits/absgap", options.abs_gap)
         m.setParam("randomization/randomseedshift", int(options.seed))
         m.setParam("lp/threads", int(options.threads))
+        if sf.branch_priority is not None:
+            for j in np.flatnonzero(sf.branch_priority).tolist():
+                m.chgVarBranchPriority(self.vars[j], int(sf.branch_priority[j]))
         for key, val in options.solver_options.items():
             try:
                 m.setParam(key, val)

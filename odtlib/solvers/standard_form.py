@@ -8,6 +8,12 @@ compiler once and gathers everything a MIP solver needs as numpy arrays::
     row_lb <= A x <= row_ub,   col_lb <= x <= col_ub,   x[j] integer where is_integer[j],
     objective  c.x + c_offset  minimised (sense = +1) or maximised (sense = -1).
 
+Branching priorities come from a Pyomo suffix named ``priority`` (the name Pyomo's own Gurobi/CPLEX
+interfaces use): ``model.priority = Suffix(direction=Suffix.LOCAL)``, then ``model.priority[var] = 2``
+(a value for an IndexedVar applies to all its members); a larger number is branched on first, unset means 0. SCIP,
+Gurobi and CPLEX use them; HiGHS and GLPK have no branching priorities. (An EXPORT suffix is read
+as well, but Pyomo's compiler then logs that it skips it.)
+
 Columns are the Pyomo variables that appear in an active objective or constraint and are not
 fixed (fixed variables are folded into the bounds by the compiler). `ColumnIndex` maps Pyomo
 variables to column numbers for warm starts, callback values and callback rows.
@@ -18,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from pyomo.core.base.suffix import Suffix
 from pyomo.core.base.var import IndexedVar, VarData
 from pyomo.repn.plugins.standard_form import LinearStandardFormCompiler
 from pyomo.repn.util import FileDeterminism
@@ -37,6 +44,7 @@ class StandardForm:
     col_ub: np.ndarray
     is_integer: np.ndarray
     index: ColumnIndex = field(repr=False)
+    branch_priority: np.ndarray | None = field(default=None, repr=False)   # int per column, None: all 0
 
     @property
     def n_cols(self) -> int:
@@ -156,7 +164,19 @@ def compile_model(model) -> StandardForm:
     return StandardForm(
         A=A, row_lb=row_lb, row_ub=row_ub, c=c, c_offset=c_offset, sense=sense,
         col_lb=col_lb, col_ub=col_ub, is_integer=is_integer, index=ColumnIndex(columns),
+        branch_priority=branch_priorities(model, columns),
     )
+
+
+def branch_priorities(model, columns: list[VarData]) -> np.ndarray | None:
+    """The model's ``priority`` suffix as one integer per column (0 where unset); None without one.
+    A value given for an IndexedVar (``suffix[model.b] = 2``) applies to each of its members."""
+    suffix = model.component("priority")
+    if not isinstance(suffix, Suffix):
+        return None
+    priority = np.fromiter((suffix.get(v, suffix.get(v.parent_component(), 0)) or 0 for v in columns),
+                           dtype=np.int64, count=len(columns))
+    return priority if priority.any() else None
 
 
 def clean_values(sf: StandardForm, x: np.ndarray) -> np.ndarray:
