@@ -2,7 +2,8 @@
 
 For each instance (dataset of paper 003's Table A.1, depth D, leaf penalty λ) and method, one fit of
 ``accuracy - λ·leaves`` on the full dataset (paper 003 trains on the full data), each in its own subprocess
-with a hard wall-clock kill at ``time limit + grace`` (the time limit bounds the solver run only; building
+(after one untimed warm-up fit of the same method on a small random instance, unless ``--cold``) with a hard
+wall-clock kill at ``time limit + grace`` (the time limit bounds the solver run only; building
 the model and the warm start come on top, so the grace must cover them). Methods:
 
 * ``bendoct-scip``: RegularizedBendOCT with every acceleration off (no strengthened cuts, no polishing, no
@@ -114,8 +115,23 @@ def run_ours(method: str, X, y, depth: int, lam: float, time_limit: float) -> di
     return out
 
 
+def warm_up(method: str, depth: int) -> None:
+    """One untimed fit of ``method`` on a small random instance in the same process, so that the timed fit
+    does not pay the one-time costs of a fresh interpreter (imports, first Pyomo/SCIP/sklearn calls: about
+    0.2 s, measured) -- a notebook or an experiment grid pays them once, not per fit."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(40, 5))
+    y = (X[:, 0] ^ X[:, 1]) | (rng.random(40) < 0.2)
+    if method == "pystreed":
+        run_streed(X, y.astype(np.int64), depth, 0.01, 10)
+    else:
+        run_ours(method, X, y.astype(np.int64), depth, 0.01, 10)
+
+
 def child(spec: dict) -> dict:
     X, y = load(spec["dataset"])
+    if spec.get("warm_up", True):
+        warm_up(spec["method"], spec["depth"])
     if spec["method"] == "pystreed":
         start = time.perf_counter()
         out = run_streed(X, y, spec["depth"], spec["lam"], spec["time_limit"])
@@ -146,7 +162,8 @@ def run_all(instances: list[tuple], methods: list[str], args, out: Path) -> None
 
     def one(instance: tuple, method: str) -> None:
         dataset, depth, lam = instance
-        spec = dict(dataset=dataset, depth=depth, lam=lam, method=method, time_limit=args.time_limit)
+        spec = dict(dataset=dataset, depth=depth, lam=lam, method=method, time_limit=args.time_limit,
+                    warm_up=not args.cold)
         row = {**spec, **run_in_subprocess(__file__, spec, args.grace)}
         if method == "pystreed":
             references[instance] = row["objective"] if row["status"] == "optimal" else None
@@ -268,6 +285,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (default 120)")
     parser.add_argument("--grace", type=float, default=120.0,
                         help="seconds past the time limit before a run is killed (covers build and warm start)")
+    parser.add_argument("--cold", action="store_true",
+                        help="no untimed warm-up fit before each timed one (then ~0.2 s of interpreter start-up "
+                             "costs count in every fit)")
     parser.add_argument("--jobs", type=int, default=1, help="runs at once (default 1: timings on a shared machine)")
     parser.add_argument("--output", help="CSV to append to (default bench/results/paper003_acceleration_<UTC>.csv)")
     parser.add_argument("--child", help=argparse.SUPPRESS)

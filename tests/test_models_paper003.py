@@ -429,6 +429,38 @@ def test_branch_and_cut_separates_fractional_points_only_for_benders():
     assert polisher.seen == [True]
 
 
+def test_branch_and_cut_adds_cut_families_at_integer_candidates_when_asked():
+    """``cuts_at_integral_points``: the lazy callback returns the Benders rows, then the cut families' rows,
+    at integer candidates only; the candidate check stays Benders-only."""
+    from odtlib.models.accel import BranchAndCut
+    from odtlib.solvers import Values
+    from odtlib.solvers.standard_form import ColumnIndex
+
+    class Benders:
+        lazy_at_fractional = True
+
+        def lazy(self, values):
+            return ["benders"]
+
+        def rejects(self, values):
+            return False
+
+    class Family:
+        def cut(self, values):
+            return ["path bound"]
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    index = ColumnIndex([m.x])
+    integral, fractional = (Values(np.array([v]), index, is_integral=v == 1.0) for v in (1.0, 0.5))
+    for flag, at_integer in ((True, ["benders", "path bound"]), (False, ["benders"])):
+        callbacks = BranchAndCut(Benders(), cuts=[Family()], cuts_at_integral_points=flag)
+        assert callbacks.lazy(integral) == at_integer
+        assert callbacks.lazy(fractional) == ["benders"]
+        assert callbacks.cut(fractional) == ["path bound"]
+        assert not callbacks.rejects(integral)
+
+
 def test_branch_and_cut_rejects_exactly_the_candidates_with_a_violated_benders_row():
     """SCIP's feasibility check goes through BranchAndCut.rejects (separation only): it must agree with the
     generic check (build every lazy row, test it) on trees with θ = correct and with θ raised."""

@@ -108,11 +108,13 @@ def benders_cuts(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, strengt
 
 def branch_and_cut(model, X, y, *, strengthened_cuts: bool = False,
                    polishing: SolutionPolishing | None = None, path_bound_cuts: PathBoundCuts | None = None,
-                   fractional_benders: bool = False) -> BranchAndCut:
-    """The callbacks of one solve: Benders cuts (lazy), PBCP (cut) and polishing (heuristic) when given."""
+                   fractional_benders: bool = False, cuts_at_integral_points: bool = False) -> BranchAndCut:
+    """The callbacks of one solve: Benders cuts (lazy), PBCP (cut) and polishing (heuristic) when given;
+    ``cuts_at_integral_points``: PBCP also at integer candidates (see :class:`BranchAndCut`)."""
     return BranchAndCut(benders_cuts(model, X, y, strengthened_cuts, fractional_benders),
                         cuts=[path_bound_cuts] if path_bound_cuts is not None else [],
-                        heuristics=[polishing] if polishing is not None else [])
+                        heuristics=[polishing] if polishing is not None else [],
+                        cuts_at_integral_points=cuts_at_integral_points)
 
 
 class RegularizedBendOCT(RegularizedTreeClassifier):
@@ -125,8 +127,9 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     leaf_penalty : float in [0, 1], default 0.01
         λ of (1): the training accuracy an extra leaf must gain.
     solver : str, default "scip"
-        SCIP runs one branch-and-cut: Benders cuts as lazy constraints, path-bound cuts at fractional LP
-        points, polishing as a primal heuristic. HiGHS and GLPK have no callbacks: path-bound cuts and
+        SCIP runs one branch-and-cut: Benders cuts as lazy constraints, path-bound cuts at every node LP
+        (in the cut callback at fractional points, with the Benders cuts at integral ones), polishing as a
+        primal heuristic. HiGHS and GLPK have no callbacks: path-bound cuts and
         Benders cuts (min cut at fractional points) are added in cut rounds on the root LP only, then the
         Benders cuts are enforced by a restart loop (re-solving the master from the best tree so far); the
         EQP inequalities and the polished warm start apply as on SCIP. Lost: path-bound cuts deeper in the
@@ -145,8 +148,9 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         The H family of the EQP inequalities ((20)/(21), (18)/(19), (16)); None switches EQP off.
         On data with thousands of EQP sets (car-evaluation: 2402 at |F*| <= 2) their rows dominate the
         master's LP and SCIP's LP solver spends most of the run there; ``eqp=None`` (the paper's
-        "PBCP + BSt + BNS", its best method on car-evaluation in Table 5) is then often faster
-        (``bench/paper003_acceleration.py`` method ``accel-noeqp-scip``).
+        "PBCP + BSt + BNS", its best method on car-evaluation in Table 5) is then much faster (car-evaluation,
+        depth 3, λ = 0.04: 3 s without EQP, not proved in 300 s with it; ``bench/paper003_acceleration.py``
+        method ``accel-noeqp-scip``).
     eqp_disaggregated : bool, default True
         Disaggregated chain (19) / recursive (21) instead of (18) / (20) (no effect with "basic").
     eqp_group_selection : bool, default True
@@ -154,7 +158,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     eqp_max_split : {1, 2, 3}, default 2
         Keep EQP sets whose split set has at most this many features (|F*| bound).
     path_bound_cuts : bool, default True
-        Path-bound cutting planes (Algorithm 2) at fractional LP points (HiGHS/GLPK: at the root LP only),
+        Path-bound cutting planes (Algorithm 2) at node LPs (HiGHS/GLPK: at the root LP only),
         for depth >= 3 as in
         the paper (at depth 2 the root's cut would be the D2S optimum itself, i.e. the problem solved by
         enumeration; :class:`~odtlib.models.accel.PathBoundCuts` can still be registered by hand there).
@@ -283,6 +287,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
             polisher = self._polisher(model, X, y)
             if self.warm_start_objective_ is not None:
                 polisher.best = self.warm_start_objective_
-        # without callbacks, cuts run in rounds on the root LP: separate Benders cuts there too (min cut)
+        # on SCIP, path-bound cuts at every node LP, integral ones included (the cut callback sees only
+        # fractional ones); without callbacks, cuts run in rounds on the root LP: Benders cuts there too
         return branch_and_cut(model, X, y, strengthened_cuts=self.strengthened_cuts, polishing=polisher,
-                              path_bound_cuts=pbcp, fractional_benders=not on_scip)
+                              path_bound_cuts=pbcp, fractional_benders=not on_scip, cuts_at_integral_points=on_scip)

@@ -17,12 +17,20 @@ class BranchAndCut(Callbacks):
     callback checks through their ``observe(values)`` method. ``lazy`` also runs at fractional points when
     the Benders cuts separate there (``benders.lazy_at_fractional``). On solvers without callbacks the
     cuts (and fractional Benders cuts) run in root LP rounds, then ``lazy`` in the restart loop.
+
+    ``cuts_at_integral_points``: ``lazy`` also returns the rows of the cut families at integer candidates.
+    A solver calls its cut callback only at fractional LP points; when the node LPs are integral in the tree
+    variables and only θ is too optimistic (many samples, few features: car-evaluation), the search moves
+    from integral tree to integral tree, each refuted by Benders cuts alone, and the path-bound cuts never
+    run. The check of candidates (``rejects``) stays Benders-only: feasibility does not depend on them.
     """
 
-    def __init__(self, benders: MinCutBendersCuts, cuts: Sequence = (), heuristics: Sequence = ()):
+    def __init__(self, benders: MinCutBendersCuts, cuts: Sequence = (), heuristics: Sequence = (),
+                 cuts_at_integral_points: bool = False):
         self.benders = benders
         self.cuts = list(cuts)
         self.heuristics = list(heuristics)
+        self.cuts_at_integral_points = cuts_at_integral_points
         self.lazy_at_fractional = benders.lazy_at_fractional
 
     @property
@@ -34,9 +42,12 @@ class BranchAndCut(Callbacks):
         return bool(self.heuristics)
 
     def lazy(self, values: Values) -> list:
+        rows = self.benders.lazy(values)
         if values.is_integral:
             self._show_heuristics(values)
-        return self.benders.lazy(values)
+            if self.cuts_at_integral_points:
+                rows += self.cut(values)
+        return rows
 
     def rejects(self, values: Values) -> bool:
         """SCIP's check of a candidate it found itself: the Benders separation answers it without building
