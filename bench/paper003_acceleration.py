@@ -130,7 +130,7 @@ def warm_up(method: str, depth: int) -> None:
 
 def child(spec: dict) -> dict:
     X, y = load(spec["dataset"])
-    if spec.get("warm_up", True):
+    if spec["warm_up"]:
         warm_up(spec["method"], spec["depth"])
     if spec["method"] == "pystreed":
         start = time.perf_counter()

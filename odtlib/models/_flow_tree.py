@@ -81,9 +81,13 @@ class TreeIndex:
             n //= 2
         return path[::-1]
 
+    def height(self, n: int) -> int:
+        """Levels from node ``n`` down to the leaves (root: depth, leaves: 0)."""
+        return self.depth - (n.bit_length() - 1)
+
     def leaves_below(self, n: int) -> list[int]:
         """Leaves of the subtree rooted at ``n``."""
-        height = self.depth - (n.bit_length() - 1)
+        height = self.height(n)
         first = n << height
         return list(range(first, first + 2**height))
 

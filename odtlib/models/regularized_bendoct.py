@@ -92,9 +92,8 @@ def branch_top_down(model: pyo.ConcreteModel) -> None:
     tree: TreeIndex = model.tree
     model.priority = pyo.Suffix(direction=pyo.Suffix.LOCAL, doc="branching priority (larger first)")
     for n in tree.internal:
-        levels_from_n_down = tree.depth - (n.bit_length() - 1)
         for f in model.F:
-            model.priority[model.b[n, f]] = levels_from_n_down
+            model.priority[model.b[n, f]] = tree.height(n)
 
 
 def benders_cuts(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, strengthened: bool = False,
