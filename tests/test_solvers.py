@@ -291,6 +291,40 @@ def test_scip_cuts_do_not_change_the_optimum():
 
 
 @NEEDS_SCIP
+def test_scip_asks_for_cuts_at_every_depth():
+    """The cut callback runs at the node LPs of every depth, not only at the depths 0, 1, 4, 16 of SCIP's
+    default exponential back-off. The search: 10 binaries of almost equal value, room for 5.5 of them
+    (every LP fractional until deep in the tree), SCIP's presolve, own cuts and heuristics off."""
+    from pyscipopt import SCIP_PARAMSETTING
+
+    from odtlib.solvers.base import SolveOptions
+    from odtlib.solvers.scip import ScipBackend
+    from odtlib.solvers.standard_form import compile_model
+
+    n = 10
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(n), domain=pyo.Binary)
+    m.obj = pyo.Objective(expr=sum((1 + 0.01 * i) * m.x[i] for i in range(n)), sense=pyo.maximize)
+    m.cap = pyo.Constraint(expr=sum(2 * m.x[i] for i in range(n)) <= n + 1)
+    backend = ScipBackend(compile_model(m), SolveOptions())
+    for switch_off in (backend.m.setPresolve, backend.m.setSeparating, backend.m.setHeuristics):
+        switch_off(SCIP_PARAMSETTING.OFF)
+
+    class RecordDepths(Callbacks):
+        def __init__(self):
+            self.depths = set()
+
+        def cut(self, values):
+            self.depths.add(backend.m.getDepth())
+            return []
+
+    cb = RecordDepths()
+    out = backend.run(math.inf, callbacks=cb)
+    assert out.status == "optimal" and out.x @ backend.sf.c == pytest.approx(sum(1 + 0.01 * i for i in range(5, n)))
+    assert {2, 3, 5, 6} <= cb.depths
+
+
+@NEEDS_SCIP
 def test_scip_lazy_at_fractional_points():
     n, seed = 8, 2
     m, d, edges = tsp_model(n, seed)

@@ -99,8 +99,8 @@ class Callbacks:
         return ()
 
     def cut(self, values: Values) -> Iterable:
-        """User cuts at a fractional LP solution (SCIP separator). Must be valid for every
-        feasible integer solution. Default: none."""
+        """User cuts at a fractional LP solution (SCIP separator, asked at the LP of every node).
+        Must be valid for every feasible integer solution. Default: none."""
         return ()
 
     def rejects(self, values: Values) -> bool:

@@ -11,7 +11,8 @@ Callbacks (see `odtlib.solvers.callbacks`):
 - ``lazy``  -> constraint handler `_LazyHandler` (check / enforce LP / enforce pseudo / lock,
   plus separation of LP points when ``callbacks.lazy_at_fractional``), enforcement and check
   priorities below integrality so candidates are integral;
-- ``cut``   -> separator `_CutSeparator`;
+- ``cut``   -> separator `_CutSeparator`, called at every node LP (SCIP's exponential back-off,
+  which would call it only at depths 0, 1, 4, 16, ..., is switched off);
 - ``heuristic`` -> primal heuristic `_Heuristic` after each node LP (``trySol``).
 
 With lazy rows the model is incomplete, so SCIP must not draw conclusions from it alone:
@@ -195,6 +196,9 @@ def _install_callbacks(backend: ScipBackend, callbacks: Callbacks) -> list:
     if callbacks.has_cut:
         sepa = _CutSeparator(backend, callbacks, cuts)
         m.includeSepa(sepa, "odtlib_cuts", "user cuts from odtlib Callbacks.cut", priority=1000, freq=1)
+        # SCIP backs separators off exponentially by default (expbackoff 4: with freq 1 they run at depths
+        # 0, 1, 4, 16, 64 only); ``cut`` is asked at every node LP, as the Callbacks contract says
+        m.setParam("separating/odtlib_cuts/expbackoff", 1)
         plugins.append(sepa)
     if callbacks.has_heuristic:
         m.setParam("presolving/donotmultaggr", True)  # proposals set original variables one by one
