@@ -8,13 +8,15 @@ the model and the warm start come on top, so the grace must cover them). Methods
 
 * ``bendoct-scip``: RegularizedBendOCT with every acceleration off (no strengthened cuts, no polishing, no
   EQP, no path-bound cuts); the CART warm start is kept, as in the paper's BendOCT;
-* ``accel-scip``: RegularizedBendOCT's defaults, the paper's best configuration (EQP recursive
-  disaggregated with group selection, |F*| <= 2, PBCP with BNS and BSt, polishing) plus our top-down
-  branching (priorities on the b of shallow nodes, and its SCIP settings);
-* ``accel-paper-scip``: the paper's best configuration alone, on SCIP's default search
-  (``top_down_branching=False``);
-* ``accel-nopbcp-scip``: the same without path-bound cuts (the paper's "Accelerated (No PBCP)");
-* ``accel-noeqp-scip``: the defaults without the EQP inequalities (PBCP with BNS and BSt, polishing);
+* ``accel-scip``: RegularizedBendOCT's defaults: the paper's best configuration (PBCP with BNS and BSt,
+  polishing, EQP recursive disaggregated with group selection, |F*| <= 2) with our two changes: top-down
+  branching (priorities on the b of shallow nodes) and ``eqp="auto"`` (no EQP where
+  the path-bound cuts run in the search: on SCIP from depth 3);
+* ``accel-eqp-scip``: the same with EQP (``eqp="recursive"``);
+* ``accel-paper-scip``: the paper's best configuration alone, with EQP, on SCIP's default search
+  (``eqp="recursive", top_down_branching=False``);
+* ``accel-nopbcp-scip``: the defaults without path-bound cuts (then with EQP; the paper's "Accelerated
+  (No PBCP)" also has the strengthened cuts);
 * ``accel-highs``: the accelerated defaults on HiGHS (no callbacks: path-bound and fractional Benders cuts in
   root LP rounds, then the Benders restart loop; no in-search polishing);
 * ``flow-highs``: the compact RegularizedFlowOCT on HiGHS (no callbacks);
@@ -58,9 +60,9 @@ PLAIN = dict(strengthened_cuts=False, polishing=False, eqp=None, path_bound_cuts
 OURS = {   # method -> (estimator, solver, switches)
     "bendoct-scip": ("RegularizedBendOCT", "scip", PLAIN),
     "accel-scip": ("RegularizedBendOCT", "scip", {}),
-    "accel-paper-scip": ("RegularizedBendOCT", "scip", {"top_down_branching": False}),
+    "accel-eqp-scip": ("RegularizedBendOCT", "scip", {"eqp": "recursive"}),
+    "accel-paper-scip": ("RegularizedBendOCT", "scip", {"eqp": "recursive", "top_down_branching": False}),
     "accel-nopbcp-scip": ("RegularizedBendOCT", "scip", {"path_bound_cuts": False}),
-    "accel-noeqp-scip": ("RegularizedBendOCT", "scip", {"eqp": None}),
     "accel-highs": ("RegularizedBendOCT", "highs", {}),
     "flow-highs": ("RegularizedFlowOCT", "highs", {}),
 }

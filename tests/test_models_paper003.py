@@ -31,7 +31,7 @@ from odtlib.solvers import solve
 
 PLAIN = dict(warm_start=None, polishing=False, eqp=None, path_bound_cuts=False, strengthened_cuts=False,
              top_down_branching=False)
-BEST: dict = {}   # the estimator's defaults: the paper's best configuration plus top-down branching
+BEST: dict = {}   # the estimator's defaults: the paper's best configuration, top-down, EQP "auto"
 
 
 def oracle_value(X, y, depth, lam):
@@ -57,7 +57,7 @@ SWITCH_VALUES = {
     "strengthened_cuts": [False, True],
     "polishing": [False, True],
     "warm_start": [None, "cart"],
-    "eqp": [None, "basic", "chain", "recursive"],
+    "eqp": [None, "basic", "chain", "recursive", "auto"],
     "eqp_disaggregated": [False, True],
     "eqp_group_selection": [False, True],
     "eqp_max_split": [1, 2, 3],
@@ -115,7 +115,7 @@ def test_toggle_matrix_depth2(config, depth2_instances):
 
 DEPTH3_CONFIGS = ["plain", "best", "best+bound_negative_samples=False", "best+bound_structure=False",
                   "pbcp basic (24) only", "plain+bound_structure=False", "best+eqp=chain",
-                  "best+strengthened_cuts=True", "plain+path_bound_cuts=True", "random1",
+                  "best+strengthened_cuts=True", "plain+path_bound_cuts=True", "random1", "best+eqp=recursive",
                   "best+top_down_branching=False", "plain+top_down_branching=True"]
 
 
@@ -256,6 +256,15 @@ def test_published_optimum_of_paper_instance(name, lam, published, monkeypatch):
     model = RegularizedBendOCT(depth=2, leaf_penalty=lam).fit(X, y)
     assert model.solve_result_.status == "optimal"
     assert model.solve_result_.objective == pytest.approx(published, abs=1e-6)
+
+
+@pytest.mark.parametrize("solver,depth,pbcp,with_eqp", [("scip", 3, True, False), ("scip", 2, True, True),
+                                                         ("scip", 3, False, True), ("highs", 3, True, True)])
+def test_auto_eqp_is_off_only_where_path_bound_cuts_run_in_the_search(solver, depth, pbcp, with_eqp):
+    X, y = instance(31, n_rows=20, n_features=4, n_classes=2)
+    model = RegularizedBendOCT(depth=depth, leaf_penalty=0.02, solver=solver, path_bound_cuts=pbcp).fit(X, y)
+    assert hasattr(model.model_, "eqp") == with_eqp
+    assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, depth, 0.02), abs=1e-6)
 
 
 # ------------------------------------------------------------------------------------------ pieces

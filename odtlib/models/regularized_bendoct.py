@@ -10,8 +10,9 @@ so a binary optimum exists); with the strengthened cuts (11)-(12) w must be bina
 
 The accelerations of Section 5 are small objects in :mod:`odtlib.models.accel`, switched on by the
 estimator's keywords (:class:`RegularizedBendOCT`); :func:`build_model` and :func:`branch_and_cut` put
-them together so the paper's ablations are loops over switches. One switch is ours, not the paper's:
-top-down branching (:func:`branch_top_down`), which lets SCIP reach the path-bound cuts sooner.
+them together so the paper's ablations are loops over switches. Two defaults are ours, not the paper's:
+top-down branching (:func:`branch_top_down`), which lets SCIP reach the path-bound cuts sooner, and no EQP
+inequalities where those cuts run in the search (``eqp="auto"``, see :class:`RegularizedBendOCT`).
 """
 from __future__ import annotations
 
@@ -143,13 +144,16 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     polishing : bool, default True
         Solution polishing (Algorithm 1): every subtree tail of depth <= 2 of an incumbent is replaced by the
         optimal D2S subtree; applied to the warm start, and on SCIP to every integer candidate.
-    eqp : {"recursive", "chain", "basic", None}, default "recursive"
+    eqp : {"auto", "recursive", "chain", "basic", None}, default "auto"
         The H family of the EQP inequalities ((20)/(21), (18)/(19), (16)); None switches EQP off.
-        On data with thousands of EQP sets (car-evaluation: 2402 at |F*| <= 2) their rows dominate the
-        master's LP and SCIP's LP solver spends most of the run there; ``eqp=None`` (the paper's
-        "PBCP + BSt + BNS", its best method on car-evaluation in Table 5) is then much faster (car-evaluation,
-        depth 3, λ = 0.04: 3 s without EQP, not proved in 300 s with it; ``bench/paper003_acceleration.py``
-        method ``accel-noeqp-scip``).
+        "auto" (ours): None where the path-bound cuts run inside the search (SCIP, depth >= 3,
+        ``path_bound_cuts``), "recursive" (the paper's best) elsewhere. Path-bound cuts at every node LP
+        bound each subtree by its D2S optimum, which leaves EQP's rows nothing to add but their weight:
+        with them each node LP is 5-25x slower (depth 3: monk1, monk3, hayes-roth, house-votes-84 0.05-0.2 s
+        without EQP, 0.3-2.9 s with it, the same node counts; car-evaluation 0.4-0.7 s without, over 300 s
+        with its 2402 EQP sets). Without in-search path-bound cuts EQP is what tightens the master: depth 2
+        on SCIP (monk1 0.3 s with, 1.4-2.4 s without) and HiGHS/GLPK (house-votes-84, depth 3: 0.4 s with,
+        29 s without). ``bench/paper003_acceleration.py`` measures both (``accel-scip``, ``accel-eqp-scip``).
     eqp_disaggregated : bool, default True
         Disaggregated chain (19) / recursive (21) instead of (18) / (20) (no effect with "basic").
     eqp_group_selection : bool, default True
@@ -168,29 +172,23 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     top_down_branching : bool, default True
         Ours, not the paper's: branch on the b of shallower nodes first (:func:`branch_top_down`), so that
         path-bound cuts apply early (SCIP, Gurobi, CPLEX; HiGHS and GLPK have no branching priorities).
-        On SCIP with path-bound cuts it also sets :attr:`SCIP_TOP_DOWN`. False: the paper's method on
-        the solver's default search.
+        False: the paper's method on the solver's default search.
     solver_options : dict or None
-        The solver's own parameters, passed to :func:`odtlib.solvers.solve` (after ours, so they win).
+        The solver's own parameters, passed to :func:`odtlib.solvers.solve`.
 
-    The defaults are the paper's best configuration: recursive disaggregated EQP with group selection,
-    |F*| <= 2, PBCP with BNS and BSt, polishing, no strengthened cuts; plus top-down branching.
+    The defaults are the paper's best configuration -- recursive disaggregated EQP with group selection,
+    |F*| <= 2, PBCP with BNS and BSt, polishing, no strengthened cuts -- with two changes of ours, both
+    measured on SCIP: top-down branching, and no EQP where the path-bound cuts run in the search
+    (``eqp="auto"``). The paper's configuration itself: ``eqp="recursive", top_down_branching=False``.
 
     After ``fit``: ``tree_``, ``solve_result_`` (objective = accuracy - λ·leaves; ``extra`` holds the
     heuristic's statistics on SCIP), ``model_``, ``warm_start_objective_`` (of the polished start, or None).
     """
 
-    #: SCIP parameters of top-down branching with path-bound cuts. The subtree bounds come from the D2S
-    #: cuts, and SCIP's aggregation (c-MIR) separator spent 15-30% of such runs for little; strong branching
-    #: a similar share on choices the priorities already make (on monk1, monk3, house-votes-84 and hayes-roth
-    #: at depth 3 these settings made the accelerated runs 1.5-2.5x faster; plain BendOCT was not faster with
-    #: them, so they are not set there).
-    SCIP_TOP_DOWN = {"separating/aggregation/freq": -1, "branching/relpscost/maxreliable": 1}
-
     def __init__(self, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "scip",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1,
                  seed: int = 0, warm_start="cart", strengthened_cuts: bool = False, polishing: bool = True,
-                 eqp: str | None = "recursive", eqp_disaggregated: bool = True,
+                 eqp: str | None = "auto", eqp_disaggregated: bool = True,
                  eqp_group_selection: bool = True, eqp_max_split: int = 2, path_bound_cuts: bool = True,
                  bound_negative_samples: bool = True, bound_structure: bool = True,
                  top_down_branching: bool = True, solver_options: dict | None = None, log: bool = False):
@@ -218,8 +216,8 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
         super()._check_params()
-        if self.eqp is not None and self.eqp not in EQP_FAMILIES:
-            raise ValueError(f"eqp must be None or one of {EQP_FAMILIES}, got {self.eqp!r}")
+        if self.eqp is not None and self.eqp not in ("auto", *EQP_FAMILIES):
+            raise ValueError(f"eqp must be None, 'auto' or one of {EQP_FAMILIES}, got {self.eqp!r}")
         if self.eqp_max_split not in (1, 2, 3):
             raise ValueError(f"eqp_max_split must be 1, 2 or 3, got {self.eqp_max_split!r}")
         if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
@@ -232,11 +230,19 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         return backend_class(self.solver).supports_callbacks
 
     # ------------------------------------------------------------------ FlowModelClassifier hooks
+    @property
+    def _eqp_family(self) -> str | None:
+        """``eqp`` with "auto" resolved (see the class docstring)."""
+        if self.eqp != "auto":
+            return self.eqp
+        return None if self._has_callbacks and self._runs_path_bound_cuts else "recursive"
+
     def _build(self, X, y):
         self._d2s = Depth2Solver(X > 0.5, y, n_classes=len(self.classes_))
-        self._eqp = (EQPInequalities(X, y, self.eqp, disaggregated=self.eqp_disaggregated,
+        family = self._eqp_family
+        self._eqp = (EQPInequalities(X, y, family, disaggregated=self.eqp_disaggregated,
                                      group_selection=self.eqp_group_selection, max_split=self.eqp_max_split)
-                     if self.eqp is not None else None)
+                     if family is not None else None)
         self.warm_start_objective_ = None
         return build_model(X, y, self.depth, self.leaf_penalty, n_classes=len(self.classes_),
                            binary_predictions=self.strengthened_cuts, eqp=self._eqp,
@@ -246,11 +252,8 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     def _runs_path_bound_cuts(self) -> bool:
         return self.path_bound_cuts and self.depth >= 3
 
-    def _solver_options(self) -> dict:
-        ours = (self.SCIP_TOP_DOWN
-                if self.top_down_branching and self._runs_path_bound_cuts and self.solver.lower() == "scip"
-                else {})
-        return {**ours, **(self.solver_options or {})}
+    def _solver_options(self) -> dict | None:
+        return self.solver_options
 
     def _tree_values(self, model, X, y):
         """tree -> values of every master variable (b, p, w, θ and the EQP variables)."""

@@ -1,6 +1,7 @@
 """`solve()`: one entry point for every solver backend."""
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import math
@@ -36,6 +37,12 @@ def backend_class(solver: str) -> type[Backend]:
     if not cls.available():
         raise SolverNotAvailableError(f"solver {solver!r} needs {hint}")
     return cls
+
+
+@functools.cache
+def solver_version(backend_cls: type[Backend]) -> str:
+    """The solver's version, asked once per process (SCIP builds a model for it, GLPK runs glpsol)."""
+    return backend_cls.version()
 
 
 def available_solvers() -> tuple[str, ...]:
@@ -142,7 +149,7 @@ def solve(
         n_lazy=out.n_lazy,
         n_cuts=out.n_cuts,
         solver=backend_cls.name,
-        solver_version=backend_cls.version(),
+        solver_version=solver_version(backend_cls),
         build_time=t_built - start,
         handoff_time=t_ready - t_built,
         solve_time=end - t_ready,
