@@ -146,14 +146,14 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         optimal D2S subtree; applied to the warm start, and on SCIP to every integer candidate.
     eqp : {"auto", "recursive", "chain", "basic", None}, default "auto"
         The H family of the EQP inequalities ((20)/(21), (18)/(19), (16)); None switches EQP off.
-        "auto" (ours): None where the path-bound cuts run inside the search (SCIP, depth >= 3,
-        ``path_bound_cuts``), "recursive" (the paper's best) elsewhere. Path-bound cuts at every node LP
-        bound each subtree by its D2S optimum, which leaves EQP's rows nothing to add but their weight:
-        with them each node LP is 5-25x slower (depth 3: monk1, monk3, hayes-roth, house-votes-84 0.05-0.2 s
-        without EQP, 0.3-2.9 s with it, the same node counts; car-evaluation 0.4-0.7 s without, over 300 s
-        with its 2402 EQP sets). Without in-search path-bound cuts EQP is what tightens the master: depth 2
-        on SCIP (monk1 0.3 s with, 1.4-2.4 s without) and HiGHS/GLPK (house-votes-84, depth 3: 0.4 s with,
-        29 s without). ``bench/paper003_acceleration.py`` measures both (``accel-scip``, ``accel-eqp-scip``).
+        "auto" (ours): None where the path-bound cuts run inside the search (SCIP, ``path_bound_cuts``),
+        "recursive" (the paper's best) elsewhere. Path-bound cuts at every node LP bound each subtree by its
+        D2S optimum, which leaves EQP's rows nothing to add but their weight: with them each node LP is
+        5-25x slower (depth 3: monk1, monk3, hayes-roth, house-votes-84 0.05-0.2 s without EQP, 0.3-2.9 s
+        with it, the same node counts; car-evaluation 0.4-0.7 s without, over 300 s with its 2402 EQP sets).
+        Without in-search path-bound cuts EQP is what tightens the master: HiGHS/GLPK (house-votes-84,
+        depth 3: 0.4 s with, 29 s without). ``bench/paper003_acceleration.py`` measures both
+        (``accel-scip``, ``accel-eqp-scip``).
     eqp_disaggregated : bool, default True
         Disaggregated chain (19) / recursive (21) instead of (18) / (20) (no effect with "basic").
     eqp_group_selection : bool, default True
@@ -161,10 +161,10 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     eqp_max_split : {1, 2, 3}, default 2
         Keep EQP sets whose split set has at most this many features (|F*| bound).
     path_bound_cuts : bool, default True
-        Path-bound cutting planes (Algorithm 2) at node LPs (HiGHS/GLPK: at the root LP only),
-        for depth >= 3 as in
-        the paper (at depth 2 the root's cut would be the D2S optimum itself, i.e. the problem solved by
-        enumeration; :class:`~odtlib.models.accel.PathBoundCuts` can still be registered by hand there).
+        Path-bound cutting planes (Algorithm 2) at node LPs (HiGHS/GLPK: at the root LP only), at every
+        node of height >= 2 on an integral path, the root included. At depth 2 the root's cut bounds the
+        whole tree by the D2S optimum, so the master closes at once (SCIP, depth 2: car-evaluation and
+        tic-tac-toe 0.02-0.2 s with, over 60 s without; HiGHS: monk1 0.05 s with, 11 s without).
     bound_negative_samples : bool, default True
         Use (25) instead of (24) for the path-bound cuts.
     bound_structure : bool, default True
@@ -259,7 +259,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
 
     @property
     def _runs_path_bound_cuts(self) -> bool:
-        return self.path_bound_cuts and self.depth >= 3
+        return self.path_bound_cuts and self.depth >= 2
 
     def _solver_options(self) -> dict:
         ours = (self.SCIP_TOP_DOWN

@@ -18,9 +18,8 @@ term (23) is >= 1:
   Σ_{m∈Br*} (Σ_{f≠f*_m} b_mf + p_m) + Σ_{m∈Lf*} (Σ_{k≠k*_m} w_km + Σ_f b_mf) <= (|Br*| + |Lf*|)·R_P.
 
 These cuts do not hold for every feasible tree; they keep an optimal one (the D2S subtree is optimal for the
-samples that reach n, which depend only on the path), so they belong in a solver's cut callback (SCIP). The
-paper uses them for depth >= 3 (so does :class:`~odtlib.models.RegularizedBendOCT`); at depth 2 the root's
-cut alone already is the D2S optimum.
+samples that reach n, which depend only on the path), so they belong in a solver's cut callback (SCIP). At
+depth 2 the root (empty path, R_P = 0) is the only candidate and its cut bounds the master by the D2S optimum.
 Samples sets smaller than 2·|I|·λ are skipped (no depth-2 subtree there can pay for its leaves).
 """
 from __future__ import annotations
