@@ -11,7 +11,7 @@ the model and the warm start come on top, so the grace must cover them). Methods
 * ``accel-scip``: RegularizedBendOCT's defaults: the paper's best configuration (PBCP with BNS and BSt,
   polishing, EQP recursive disaggregated with group selection, |F*| <= 2) with our two changes: top-down
   branching (priorities on the b of shallow nodes, and its SCIP settings) and ``eqp="auto"`` (no EQP where
-  the path-bound cuts run in the search: on SCIP from depth 3);
+  the path-bound cuts run in the search: on SCIP);
 * ``accel-eqp-scip``: the same with EQP (``eqp="recursive"``);
 * ``accel-paper-scip``: the paper's best configuration alone, with EQP, on SCIP's default search
   (``eqp="recursive", top_down_branching=False``);

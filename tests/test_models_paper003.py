@@ -93,8 +93,6 @@ def _configurations():
 
 
 CONFIGS = _configurations()
-# the estimator uses path-bound cuts from depth 3 on (as the paper): at depth 2 their switches are no-ops
-DEPTH2_CONFIGS = [c for c in CONFIGS if "bound" not in c]
 DEPTH2 = [(11, 24, 4, 2, 0.02), (12, 30, 5, 3, 0.01)]
 
 
@@ -107,7 +105,7 @@ def depth2_instances():
     return data
 
 
-@pytest.mark.parametrize("config", DEPTH2_CONFIGS)
+@pytest.mark.parametrize("config", list(CONFIGS))
 def test_toggle_matrix_depth2(config, depth2_instances):
     for X, y, lam, optimum in depth2_instances:
         model = RegularizedBendOCT(depth=2, leaf_penalty=lam, **CONFIGS[config]).fit(X, y)
