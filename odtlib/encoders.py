@@ -29,9 +29,19 @@ Group kinds:
 * ``"numeric"``: a single real column (``UnitScaler``).
 
 Missing values are rejected: drop or impute them before encoding (papers 001/003 drop rows).
+
+Values not seen in ``fit``. A numeric column is encoded by its thresholds, buckets or scaling,
+which take any number (values beyond the training range fall into the first or last bucket). A
+category not seen in ``fit`` follows ``unseen``: ``"warn"`` (default) encodes the row as all zeros
+in that column's group and emits one warning per ``transform`` call naming the columns and values;
+``"ignore"`` does the same silently; ``"error"`` raises ``ValueError``. The default keeps
+cross-validation working on files sorted by attribute value (many UCI files are): scikit-learn's
+``cv=<int>`` folds are not shuffled, so a test fold may hold a value its training folds lack.
+Shuffle the rows (``load_dataset(..., shuffle=True)`` or ``KFold(shuffle=True)``) to avoid it.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -42,6 +52,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 GroupKind = Literal["categorical", "ordinal", "binary", "numeric"]
+UNSEEN_POLICIES = ("warn", "ignore", "error")
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,27 @@ def _label(value: Any) -> str:
     return str(value)
 
 
+def _preview(values, limit: int = 5) -> str:
+    """``['a', 'b']``, or the first `limit` values and how many more."""
+    shown = ", ".join(repr(v) if isinstance(v, str) else _label(v) for v in list(values)[:limit])
+    more = f" and {len(values) - limit} more" if len(values) > limit else ""
+    return f"[{shown}]{more}"
+
+
+def _as_float(column: pd.Series) -> np.ndarray:
+    """The values of a column that was numeric in ``fit``; non-numbers raise naming the column."""
+    if ptypes.is_numeric_dtype(column.dtype):
+        return column.to_numpy(dtype=float)
+    values = pd.to_numeric(pd.Series(column.to_numpy(dtype=object)), errors="coerce").to_numpy(dtype=float)
+    bad = pd.unique(column.to_numpy(dtype=object)[np.isnan(values)])
+    if len(bad):
+        raise ValueError(
+            f"column {column.name!r} was numeric in fit but has non-numeric values {_preview(bad)}; "
+            "convert the column to numbers (or make it categorical and fit again)"
+        )
+    return values
+
+
 @dataclass
 class _OneHotRule:
     """``col=value`` indicators for ``values``; ``kept`` are the ones that get a column."""
@@ -76,22 +108,17 @@ class _OneHotRule:
     name: str
     values: list
     kept: list
-    unseen: str
 
     def group(self) -> FeatureGroup:
         columns = [f"{self.name}={_label(v)}" for v in self.kept]
         kind = "binary" if len(self.kept) < len(self.values) else "categorical"
         return FeatureGroup(self.name, columns, kind, list(self.kept))
 
+    def unseen_rows(self, column: pd.Series) -> np.ndarray:
+        """Boolean mask of the rows whose value was not seen in fit (they encode as all zeros)."""
+        return ~column.isin(self.values).to_numpy()
+
     def encode(self, column: pd.Series) -> np.ndarray:
-        if self.unseen == "error":
-            unseen = ~column.isin(self.values)
-            if unseen.any():
-                bad = column[unseen].iloc[0]
-                raise ValueError(
-                    f"column {self.name!r} has value {bad!r} not seen in fit "
-                    f"(seen: {self.values}); use unseen='ignore' to encode it as all zeros"
-                )
         values = column.to_numpy(dtype=object)
         return np.stack([values == v for v in self.kept], axis=1).astype(int)
 
@@ -116,7 +143,7 @@ class _BucketRule:
 
     def encode(self, column: pd.Series) -> np.ndarray:
         n_buckets = len(self.edges) - 1
-        bucket = np.searchsorted(self.edges[1:-1], column.to_numpy(dtype=float), side="left")
+        bucket = np.searchsorted(self.edges[1:-1], _as_float(column), side="left")
         return np.eye(n_buckets, dtype=int)[bucket]
 
 
@@ -134,7 +161,7 @@ class _ThresholdRule:
         return FeatureGroup(self.name, columns, "binary", self.thresholds.tolist())
 
     def encode(self, column: pd.Series) -> np.ndarray:
-        x = column.to_numpy(dtype=float)[:, None]
+        x = _as_float(column)[:, None]
         hits = x > self.thresholds[None, :] if self.above else x <= self.thresholds[None, :]
         return hits.astype(int).reshape(len(x), len(self.thresholds))
 
@@ -152,7 +179,7 @@ class _ScaleRule:
 
     def encode(self, column: pd.Series) -> np.ndarray:
         span = self.high - self.low
-        x = column.to_numpy(dtype=float)
+        x = _as_float(column)
         return ((x - self.low) / span if span > 0 else np.zeros_like(x))[:, None]
 
 
@@ -192,7 +219,7 @@ class _GroupEncoder(TransformerMixin, BaseEstimator):
     #: dtype of the output columns
     _output_dtype: type = int
 
-    def __init__(self, drop_binary: bool | str = False, unseen: str = "error"):
+    def __init__(self, drop_binary: bool | str = False, unseen: str = "warn"):
         self.drop_binary = drop_binary
         self.unseen = unseen
 
@@ -222,6 +249,7 @@ class _GroupEncoder(TransformerMixin, BaseEstimator):
         if missing:
             raise ValueError(f"X lacks the columns seen in fit: {missing}")
         self._check_no_missing(frame[list(self.feature_names_in_)])
+        self._apply_unseen_policy(frame)
         blocks = [rule.encode(frame[rule.name]) for rule in self.rules_]
         n_columns = sum(len(g.columns) for g in self.groups_)
         data = np.hstack(blocks) if blocks else np.empty((len(frame), 0))
@@ -237,8 +265,8 @@ class _GroupEncoder(TransformerMixin, BaseEstimator):
 
     # -- pieces --------------------------------------------------------------------------------
     def _check_params(self) -> None:
-        if self.unseen not in ("error", "ignore"):
-            raise ValueError(f"unseen must be 'error' or 'ignore', got {self.unseen!r}")
+        if self.unseen not in UNSEEN_POLICIES:
+            raise ValueError(f"unseen must be 'warn', 'ignore' or 'error', got {self.unseen!r}")
         if self.drop_binary not in (False, True, "first", "last"):
             raise ValueError(
                 f"drop_binary must be False, True/'first' or 'last', got {self.drop_binary!r}"
@@ -251,6 +279,36 @@ class _GroupEncoder(TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"missing values in columns {with_missing}: drop or impute them before encoding"
             )
+
+    def _unseen_rows(self, frame: pd.DataFrame) -> dict[str, np.ndarray]:
+        """Categorical column -> mask of its rows with a value not seen in fit (columns with any)."""
+        masks = {rule.name: rule.unseen_rows(frame[rule.name]) for rule in self.rules_
+                 if isinstance(rule, _OneHotRule)}
+        return {name: mask for name, mask in masks.items() if mask.any()}
+
+    def _apply_unseen_policy(self, frame: pd.DataFrame) -> None:
+        """Warn once (``"warn"``) or raise (``"error"``) about categories not seen in fit."""
+        masks = {} if self.unseen == "ignore" else self._unseen_rows(frame)
+        if not masks:
+            return
+        listing = "; ".join(
+            f"{name!r}: {_preview(pd.unique(frame[name].to_numpy(dtype=object)[mask]))}"
+            for name, mask in masks.items()
+        )
+        n_rows = int(np.logical_or.reduce(list(masks.values())).sum())
+        where = f"{type(self).__name__}.transform: {n_rows} of {len(frame)} rows have values not seen in fit"
+        if self.unseen == "error":
+            raise ValueError(
+                f"{where} ({listing}); pass unseen='warn' or 'ignore' to encode them as all zeros in "
+                "their group, or shuffle the rows before splitting them"
+            )
+        warnings.warn(
+            f"{where}, encoded as all zeros in their group ({listing}). Rows sorted by value give such "
+            "folds in unshuffled cross-validation: shuffle them (load_dataset(..., shuffle=True) or "
+            "KFold(shuffle=True)). unseen='ignore' silences this warning, unseen='error' raises.",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _treat_as_categorical(self, column: pd.Series) -> bool:
         return _is_categorical(column)
@@ -266,7 +324,7 @@ class _GroupEncoder(TransformerMixin, BaseEstimator):
         kept = values
         if len(values) == 2 and self.drop_binary:
             kept = values[:1] if self.drop_binary == "last" else values[1:]
-        return _OneHotRule(name, values, kept, self.unseen)
+        return _OneHotRule(name, values, kept)
 
     def _numeric_rule(self, name: str, x: np.ndarray, y: np.ndarray | None):
         raise NotImplementedError
@@ -281,9 +339,11 @@ class OneHotEncoder(_GroupEncoder):
         For two-valued columns keep a single indicator: ``True``/``"first"`` drops the first
         value in sorted order (paper 003's encoded files), ``"last"`` drops the last one (paper
         001's files). Default ``False`` keeps both.
-    unseen : "error" or "ignore"
-        A value not seen in ``fit`` raises ``ValueError`` naming the column and the value
-        (``"error"``) or is encoded as all zeros (``"ignore"``).
+    unseen : "warn", "ignore" or "error"
+        A value not seen in ``fit`` is encoded as all zeros in its column's group, with one
+        warning per ``transform`` call naming the columns and values (``"warn"``, the default)
+        or silently (``"ignore"``); ``"error"`` raises ``ValueError`` naming them. Dropping a
+        binary column's indicator (``drop_binary``) makes an unseen value look like the dropped one.
     """
 
     def _treat_as_categorical(self, column: pd.Series) -> bool:
@@ -300,7 +360,7 @@ class QuantileBucketEncoder(_GroupEncoder):
     range at transform time fall into the first or last bucket. Categorical columns are one-hot.
     """
 
-    def __init__(self, k: int = 5, drop_binary: bool | str = False, unseen: str = "error"):
+    def __init__(self, k: int = 5, drop_binary: bool | str = False, unseen: str = "warn"):
         super().__init__(drop_binary=drop_binary, unseen=unseen)
         self.k = k
 
@@ -324,7 +384,7 @@ class DecileEncoder(QuantileBucketEncoder):
     of the buckets to the left (paper 000's numerical-feature constraints).
     """
 
-    def __init__(self, drop_binary: bool | str = False, unseen: str = "error"):
+    def __init__(self, drop_binary: bool | str = False, unseen: str = "warn"):
         super().__init__(k=10, drop_binary=drop_binary, unseen=unseen)
 
 
@@ -337,7 +397,7 @@ class QuantileThresholdEncoder(_GroupEncoder):
     ``x >= q + 1e-8``). Categorical columns are one-hot.
     """
 
-    def __init__(self, k: int = 5, drop_binary: bool | str = False, unseen: str = "error"):
+    def __init__(self, k: int = 5, drop_binary: bool | str = False, unseen: str = "warn"):
         super().__init__(drop_binary=drop_binary, unseen=unseen)
         self.k = k
 

@@ -125,20 +125,98 @@ def test_ordered_categorical_uses_its_order_for_drop_binary():
     assert enc.groups_[0].columns == ["lvl=hi"]
 
 
-def test_unseen_error_names_column_and_value(mixed):
+def test_unseen_error_names_columns_and_values(mixed):
     X, _ = mixed
-    enc = OneHotEncoder().fit(X[["color", "size"]])
-    new = pd.DataFrame({"color": ["purple"], "size": ["S"]})
-    with pytest.raises(ValueError, match=r"'color'.*'purple'"):
+    enc = OneHotEncoder(unseen="error").fit(X[["color", "size"]])
+    new = pd.DataFrame({"color": ["purple", "red", "teal"], "size": ["S", "XL", "S"]})
+    with pytest.raises(ValueError, match=r"3 of 3 rows.*'color': \['purple', 'teal'\]; 'size': \['XL'\]"):
         enc.transform(new)
 
 
-def test_unseen_ignore_gives_all_zero(mixed):
+def test_unseen_default_warns_once_per_transform_and_gives_all_zero(mixed):
+    X, _ = mixed
+    enc = OneHotEncoder().fit(X[["color", "size"]])
+    new = pd.DataFrame({"color": ["purple"] * 50 + ["teal", "red"], "size": ["XL"] + ["S"] * 51})
+    with pytest.warns(UserWarning) as record:
+        out = enc.transform(new)
+    assert len(record) == 1  # one warning for the call, not one per row or per column
+    message = str(record[0].message)
+    assert "51 of 52 rows have values not seen in fit" in message  # rows, not cells (row 0 has two)
+    assert "'color': ['purple', 'teal']; 'size': ['XL']" in message
+    assert out.filter(like="color=").sum(axis=1).tolist() == [0] * 51 + [1]
+    assert out.filter(like="size=").sum(axis=1).tolist() == [0] + [1] * 51
+
+
+def test_unseen_warning_lists_a_few_values_only():
+    enc = OneHotEncoder().fit(pd.DataFrame({"c": ["a"]}))
+    with pytest.warns(UserWarning, match=r"'c': \['v0', 'v1', 'v2', 'v3', 'v4'\] and 15 more"):
+        enc.transform(pd.DataFrame({"c": [f"v{i}" for i in range(20)]}))
+
+
+def test_unseen_ignore_gives_all_zero_silently(mixed, recwarn):
     X, _ = mixed
     enc = OneHotEncoder(unseen="ignore").fit(X[["color", "size"]])
     out = enc.transform(pd.DataFrame({"color": ["purple"], "size": ["S"]}))
     assert out.filter(like="color=").sum(axis=1).tolist() == [0]
     assert out["size=S"].tolist() == [1]
+    assert len(recwarn) == 0
+
+
+def _sorted_blocks(n_per_block: int = 30) -> tuple[pd.DataFrame, pd.Series]:
+    """Rows sorted by 'block' (x, y, z: each value in one third only); 'b' carries the label."""
+    block = np.repeat(["x", "y", "z"], n_per_block)
+    label = np.tile([0, 1], len(block) // 2)
+    X = pd.DataFrame({"block": pd.Categorical(block), "b": np.where(label == 1, "p", "q")})
+    return X, pd.Series(label)
+
+
+def test_cross_validation_on_sorted_categorical_data_has_no_nan():
+    """cv=3 (unshuffled StratifiedKFold): every test fold holds a 'block' value its training lacks."""
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = _sorted_blocks()
+    pipe = make_pipeline(OneHotEncoder(), DecisionTreeClassifier(random_state=0))
+    with pytest.warns(UserWarning, match="not seen in fit") as record:
+        scores = cross_val_score(pipe, X, y, cv=3)
+    assert scores.tolist() == [1.0, 1.0, 1.0]
+    assert len(record) == 3  # one per test fold (30 rows each), not one per row
+    assert all("30 of 30 rows" in str(w.message) for w in record)
+
+    strict = make_pipeline(OneHotEncoder(unseen="error"), DecisionTreeClassifier(random_state=0))
+    with pytest.warns(UserWarning, match="Scoring failed"):
+        assert np.isnan(cross_val_score(strict, X, y, cv=3)).all()
+
+
+@pytest.mark.parametrize(
+    "encoder",
+    [QuantileBucketEncoder(k=3), DecileEncoder(), QuantileThresholdEncoder(k=3),
+     ClassChangeThresholdEncoder(), UnitScaler()],
+    ids=lambda e: type(e).__name__,
+)
+def test_numeric_values_not_seen_in_fit_are_encoded_without_warning(encoder, recwarn):
+    train = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+    enc = clone(encoder).fit(train, [0, 0, 1, 1, 0, 1])
+    new = pd.DataFrame({"x": [-1e9, 2.5, 3.25, 1e9, -np.inf, np.inf]})
+    out = enc.transform(new)
+    assert out.shape == (6, len(enc.get_feature_names_out())) and len(recwarn) == 0
+    group = enc.groups_[0]
+    if group.kind == "ordinal":
+        assert (out.sum(axis=1) == 1).all()
+        assert out.to_numpy().argmax(axis=1).tolist()[::3] == [0, len(group.columns) - 1]
+    if group.kind == "binary":  # nested indicators: the extremes answer every test the same way
+        assert out.iloc[[0, 4]].nunique().le(1).all() and out.iloc[[3, 5]].nunique().le(1).all()
+    if group.kind == "numeric":
+        assert out["x"].iloc[:4].tolist() == pytest.approx([(-1e9 - 1) / 5, 0.3, 0.45, (1e9 - 1) / 5])
+
+
+def test_non_numeric_value_in_numeric_column_is_named():
+    enc = QuantileThresholdEncoder(k=2).fit(pd.DataFrame({"w": [1.0, 2.0, 3.0]}))
+    out = enc.transform(pd.DataFrame({"w": ["2", 7]}, dtype=object))
+    assert out["w>2"].tolist() == [0, 1]  # numbers given as text or objects are fine
+    with pytest.raises(ValueError, match=r"'w' was numeric in fit but has non-numeric values \['heavy'\]"):
+        enc.transform(pd.DataFrame({"w": [1.0, "heavy"]}, dtype=object))
 
 
 # ---------------------------------------------------------------------------- QB / Decile
