@@ -10,17 +10,27 @@ matching the papers reproduced by odtlib:
   categories (paper 000). On one-hot data: left iff any of the one-hot columns of ``S`` is 1.
 * :class:`HyperplaneSplit` -- ``w . x <= bias`` goes left (multivariate trees of papers 002 and 004).
 
-Leaves (:class:`Leaf`) hold the original class label (``int`` or ``str``).
+Leaves (:class:`Leaf`) hold the original class label (``int`` or ``str``) and, optionally, the number of
+training samples of each class that reach them (:meth:`Tree.with_leaf_counts`), from which
+:meth:`Tree.predict_proba` gives class probabilities as scikit-learn's ``DecisionTreeClassifier`` does.
+
+A tree may carry the encoders' feature groups (:meth:`Tree.with_feature_groups`, a list of
+:class:`odtlib.encoders.FeatureGroup`); :meth:`Tree.to_text` and :meth:`Tree.plot` then word each split in
+terms of the original attributes (``petal_width <= 1.8``, ``a2 != 3``) instead of the encoded columns.
 """
 from __future__ import annotations
 
 import numbers
+import re
 import textwrap
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Union
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from odtlib.encoders import FeatureGroup
 
 __all__ = ["Leaf", "UnivariateSplit", "SubsetSplit", "HyperplaneSplit", "Node", "Tree"]
 
@@ -46,17 +56,175 @@ def _name(feature: int, feature_names: list[str] | None) -> str:
     return str(feature_names[feature]) if feature_names is not None else f"x{feature}"
 
 
+def _leaf_counts(counts: Any) -> dict[Any, int] | None:
+    """Validated copy of a leaf's class counts (labels as Python scalars), or None when unknown."""
+    if counts is None:
+        return None
+    if not isinstance(counts, Mapping):
+        raise TypeError(f"Leaf counts must map class labels to numbers of samples, got {counts!r}")
+    result = {}
+    for label, n in counts.items():
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+            raise ValueError(f"Leaf counts must be non-negative integers, got {n!r} for class {label!r}")
+        result[_native(label)] = int(n)
+    return result
+
+
+def _sum_counts(a: dict[Any, int] | None, b: dict[Any, int] | None) -> dict[Any, int] | None:
+    """Class counts of two leaves merged into one (unknown if either is unknown)."""
+    if a is None or b is None:
+        return None
+    return {label: a.get(label, 0) + b.get(label, 0) for label in dict.fromkeys([*a, *b])}
+
+
+def _counts_text(counts: dict[Any, int]) -> str:
+    """``n=50: setosa 50, versicolor 0, virginica 0`` (just ``n=0`` for a leaf no sample reaches)."""
+    n = sum(counts.values())
+    if not counts:
+        return f"n={n}"
+    return f"n={n}: " + ", ".join(f"{label} {count}" for label, count in counts.items())
+
+
 @dataclass(frozen=True)
 class Leaf:
-    """A leaf predicting ``label`` (an original class label; numpy scalars are stored as Python scalars)."""
+    """A leaf predicting ``label`` (an original class label; numpy scalars are stored as Python scalars).
+
+    ``counts`` maps class labels to the number of training samples of that class reaching the leaf (None
+    when unknown; see :meth:`Tree.with_leaf_counts`). It takes part in equality but not in the hash, and
+    must not be modified in place.
+    """
 
     label: Any
+    counts: dict[Any, int] | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "label", _native(self.label))
+        object.__setattr__(self, "counts", _leaf_counts(self.counts))
+
+    @property
+    def n_samples(self) -> int | None:
+        """Number of training samples reaching the leaf (None when the counts are unknown)."""
+        return None if self.counts is None else sum(self.counts.values())
 
     def children(self) -> tuple[int, ...]:
         return ()
+
+
+# ---------------------------------------------------------------------------------------- readable conditions
+_COMPARISON = re.compile(r"<=|>=|!=|==|<|>|\sin\s(?=[\[(])")  # "in" only before an interval
+_NEGATION = {"<=": ">", ">=": "<", "<": ">=", ">": "<=", "==": "!=", "!=": "==", "in": "not in"}
+_GROUP_KINDS = ("categorical", "ordinal", "binary", "numeric")
+
+
+def _format_value(value: Any) -> str:
+    """A category or a bound as text, floats with 6 significant digits (as the encoders name columns)."""
+    return format(float(value), ".6g") if isinstance(value, float) else str(value)
+
+
+def _named_indicator(name: str, is_one: bool) -> str:
+    """Text of "the 0/1 column ``name`` is 1" (``is_one``) or "is 0", knowing only the column's name.
+
+    A name stating a comparison (``petal_width>1.8``, ``x<=3``, ``age in (30, 40]``) reads as that comparison
+    or as its negation (``petal_width <= 1.8``); any other name reads ``name == 1`` / ``name == 0``.
+    """
+    match = _COMPARISON.search(name)
+    lhs = name[: match.start()].strip() if match else ""
+    rhs = name[match.end():].strip() if match else ""
+    if not lhs or not rhs:
+        return f"{name} == {int(is_one)}"
+    op = match.group().strip()
+    return f"{lhs} {op if is_one else _NEGATION[op]} {rhs}"
+
+
+def _bucket_text(name: str, bounds: list, first: int, last: int, inside: bool) -> str:
+    """Text of "``name`` lies in the ordered buckets ``first..last``" (``inside``) or outside them.
+
+    ``bounds[j] = (low, high)``; as the encoders bin new data, the first bucket also takes the values below
+    its low end and the last bucket the values above its high end, so the end buckets read as one comparison.
+    """
+    low, high = _format_value(bounds[first][0]), _format_value(bounds[last][1])
+    is_first, is_last = first == 0, last == len(bounds) - 1
+    if is_first and not is_last:
+        return f"{name} {'<=' if inside else '>'} {high}"
+    if is_last and not is_first:
+        return f"{name} {'>' if inside else '<='} {low}"
+    interval = f"[{low}, {high}]" if is_first else f"({low}, {high}]"
+    return f"{name} {'in' if inside else 'not in'} {interval}"
+
+
+def _group_indicator(group: FeatureGroup, position: int, is_one: bool) -> str | None:
+    """Text of "column ``group.columns[position]`` is 1" (or "is 0") in terms of the original attribute.
+
+    None when the group does not say what the column means (a numeric group, or a binary group whose column
+    is named neither ``name=value`` nor ``name>t`` / ``name<=t``).
+    """
+    name, column, value = group.name, group.columns[position], group.values[position]
+    if group.kind == "ordinal":
+        return _bucket_text(name, group.values, position, position, is_one)
+    if group.kind == "categorical" or (group.kind == "binary" and column.startswith(f"{name}=")):
+        return f"{name} {'==' if is_one else '!='} {_format_value(value)}"
+    if group.kind == "binary" and column.startswith((f"{name}>", f"{name}<=")):
+        above = column.startswith(f"{name}>")  # the column is 1 iff x > t (QT-k), else iff x <= t
+        return f"{name} {'>' if above == is_one else '<='} {_format_value(value)}"
+    return None
+
+
+def _group_any(group: FeatureGroup, positions: list[int]) -> str | None:
+    """Text of "one of the columns at ``positions`` (sorted, at least two) is 1", or None if no short form.
+
+    Categories read ``name in {a, b}``; a run of consecutive ordered buckets reads as one interval.
+    """
+    if group.kind == "categorical":
+        return f"{group.name} in {{{', '.join(_format_value(group.values[p]) for p in positions)}}}"
+    if group.kind == "ordinal" and positions == list(range(positions[0], positions[-1] + 1)):
+        return _bucket_text(group.name, group.values, positions[0], positions[-1], True)
+    return None
+
+
+class _ColumnReader:
+    """Words tests on single columns: through the feature group covering a column, else from its name."""
+
+    def __init__(self, feature_names: list[str] | None, groups: list[FeatureGroup] | None) -> None:
+        self.feature_names = feature_names
+        self.group_of: dict[int, tuple[FeatureGroup, int]] = {}
+        index = {name: i for i, name in enumerate(feature_names or [])}
+        for group in groups or []:
+            for position, column in enumerate(group.columns):
+                if column in index:
+                    self.group_of[index[column]] = (group, position)
+
+    def name(self, feature: int) -> str:
+        return _name(feature, self.feature_names)
+
+    def indicator(self, feature: int, is_one: bool) -> str:
+        """Text of "the 0/1 column ``feature`` is 1" (``is_one``) or "is 0"."""
+        grouped = self.group_of.get(feature)
+        text = _group_indicator(*grouped, is_one) if grouped else None
+        return text if text is not None else _named_indicator(self.name(feature), is_one)
+
+    def at_most(self, feature: int, threshold: float, binary: bool) -> str:
+        """Text of ``x[feature] <= threshold``: "is 0" for 0/1 columns, in original units for scaled ones.
+
+        A column of a 0/1 group reads as "is 0" when the threshold lies in [0, 1); other columns do when
+        ``binary`` is set.
+        """
+        grouped = self.group_of.get(feature)
+        if grouped and grouped[0].kind == "numeric":
+            low, high = grouped[0].values[grouped[1]]
+            if high > low:  # the column is (x - low) / (high - low)
+                return f"{grouped[0].name} <= {low + threshold * (high - low):g}"
+        elif binary or (grouped and 0 <= threshold < 1):
+            return self.indicator(feature, False)
+        return f"{self.name(feature)} <= {threshold:g}"
+
+    def any_of(self, features: list[int]) -> str:
+        """Text of "at least one of the 0/1 columns ``features`` is 1"."""
+        grouped = [self.group_of.get(f) for f in features]
+        if len(features) > 1 and all(grouped) and all(g is grouped[0][0] for g, _ in grouped):
+            text = _group_any(grouped[0][0], sorted(p for _, p in grouped))
+            if text is not None:
+                return text
+        return " or ".join(self.indicator(f, True) for f in features)
 
 
 @dataclass(frozen=True)
@@ -85,10 +253,10 @@ class UnivariateSplit:
 
     def condition(self, feature_names: list[str] | None, binary: bool) -> str:
         """Text of the condition under which a sample goes left."""
-        name = _name(self.feature, feature_names)
-        if binary:
-            return f"{name} == 0"
-        return f"{name} <= {self.threshold:g}"
+        return self._condition(_ColumnReader(feature_names, None), binary)
+
+    def _condition(self, reader: _ColumnReader, binary: bool) -> str:
+        return reader.at_most(self.feature, self.threshold, binary)
 
 
 @dataclass(frozen=True)
@@ -125,9 +293,13 @@ class SubsetSplit:
         return max(self.features) + 1
 
     def condition(self, feature_names: list[str] | None, binary: bool) -> str:
+        """Text of the condition under which a sample goes left."""
+        return self._condition(_ColumnReader(feature_names, None), binary)
+
+    def _condition(self, reader: _ColumnReader, binary: bool) -> str:
         if self.group is not None and self.values is not None:
             return f"{self.group} in {{{', '.join(str(v) for v in self.values)}}}"
-        return " or ".join(f"{_name(f, feature_names)} == 1" for f in self.features)
+        return reader.any_of(self.features)
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,7 +340,11 @@ class HyperplaneSplit:
         return len(self.weights)
 
     def condition(self, feature_names: list[str] | None, binary: bool) -> str:
-        terms = [(w, _name(f, feature_names)) for f, w in enumerate(self.weights) if w != 0]
+        """Text of the condition under which a sample goes left."""
+        return self._condition(_ColumnReader(feature_names, None), binary)
+
+    def _condition(self, reader: _ColumnReader, binary: bool) -> str:
+        terms = [(w, reader.name(f)) for f, w in enumerate(self.weights) if w != 0]
         if not terms:
             return f"0 <= {self.bias:g}"
         first_w, first_name = terms[0]
@@ -193,7 +369,8 @@ class Tree:
 
     The constructor checks that the nodes form a tree: every referenced child exists, no node is reached
     twice (no cycles, no shared children) and every node is reachable from the root.
-    ``feature_names`` (optional) are used by :meth:`to_text` and :meth:`plot`.
+    ``feature_names`` (optional) are used by :meth:`to_text` and :meth:`plot`, and so are ``feature_groups``
+    (optional, see :meth:`with_feature_groups`; they need ``feature_names``).
     """
 
     def __init__(
@@ -201,11 +378,14 @@ class Tree:
         nodes: Mapping[int, Node],
         root: int = 1,
         feature_names: list[str] | None = None,
+        feature_groups: Sequence[Any] | None = None,
     ) -> None:
         self.nodes: dict[int, Node] = {_node_id(k, "node id"): v for k, v in nodes.items()}
         self.root = _node_id(root, "root")
         self.feature_names = None if feature_names is None else [str(_native(n)) for n in feature_names]
+        self.feature_groups = None if feature_groups is None else [_feature_group(g) for g in feature_groups]
         self._validate()
+        self._validate_groups()
 
     # ------------------------------------------------------------------ validation and structure
     def _validate(self) -> None:
@@ -234,6 +414,27 @@ class Tree:
                 raise ValueError(
                     f"the splits use {needed} features but only {len(self.feature_names)} feature names were given"
                 )
+
+    def _validate_groups(self) -> None:
+        """Feature groups need feature names, may not share columns and must cover some named column."""
+        if self.feature_groups is None:
+            return
+        if self.feature_names is None:
+            raise ValueError("feature groups need feature names: give the tree its column names first")
+        owner: dict[str, str] = {}
+        for group in self.feature_groups:
+            for column in group.columns:
+                if column in owner:
+                    raise ValueError(
+                        f"column {column!r} is in both feature groups {owner[column]!r} and {group.name!r}"
+                    )
+                owner[column] = group.name
+        if self.feature_groups and not set(owner) & set(self.feature_names):
+            raise ValueError(
+                f"none of the feature groups' columns is a feature of the tree (features {self.feature_names[:5]}"
+                f"{'...' if len(self.feature_names) > 5 else ''}, group columns {list(owner)[:5]}"
+                f"{'...' if len(owner) > 5 else ''})"
+            )
 
     @property
     def n_features_required(self) -> int:
@@ -274,8 +475,54 @@ class Tree:
         return order
 
     def with_feature_names(self, feature_names: list[str] | None) -> Tree:
-        """The same tree carrying ``feature_names``."""
-        return Tree(self.nodes, self.root, feature_names)
+        """The same tree carrying ``feature_names`` (and its feature groups, if any)."""
+        return Tree(self.nodes, self.root, feature_names, self.feature_groups)
+
+    def with_feature_groups(self, groups: Sequence[Any] | None) -> Tree:
+        """The same tree carrying the feature groups of an encoder (``encoder.groups_``); None removes them.
+
+        ``groups`` are :class:`odtlib.encoders.FeatureGroup` objects (or dicts of their fields). Their
+        ``columns`` are matched to the tree's feature names; columns the tree does not have (e.g. dropped by a
+        feature selection) are ignored. :meth:`to_text` and :meth:`plot` then word splits on these columns in
+        terms of the original attributes. The tree must have feature names.
+        """
+        return Tree(self.nodes, self.root, self.feature_names, groups)
+
+    def with_leaf_counts(self, X: Any, y: Any) -> Tree:
+        """A copy whose every leaf holds the number of samples of each class of ``y`` that reach it in ``X``.
+
+        ``y`` holds the original class labels. Every leaf gets a count (possibly 0) for every class seen in
+        ``y``, in sorted order; a leaf no row reaches gets all zeros.
+        """
+        leaf_of_row = self.apply(X)
+        labels = _labels(y, len(leaf_of_row))
+        classes = _sorted_labels(set(labels))
+        column_of = {label: j for j, label in enumerate(classes)}
+        leaf_ids = np.array(sorted(self.leaf_labels), dtype=np.int64)
+        table = np.zeros((len(leaf_ids), len(classes)), dtype=np.int64)
+        class_of_row = np.array([column_of[label] for label in labels], dtype=np.int64)
+        np.add.at(table, (np.searchsorted(leaf_ids, leaf_of_row), class_of_row), 1)
+        nodes = dict(self.nodes)
+        for leaf_id, row in zip(leaf_ids.tolist(), table.tolist()):
+            nodes[leaf_id] = Leaf(self.nodes[leaf_id].label, dict(zip(classes, row)))
+        return Tree(nodes, self.root, self.feature_names, self.feature_groups)
+
+    def simplified(self) -> Tree:
+        """The same classifier with redundant splits collapsed, bottom-up.
+
+        A split whose two subtrees both predict one single class becomes a leaf of that class (keeping the
+        split's id); its counts are the sum of theirs (unknown if either is unknown).
+        """
+        nodes = dict(self.nodes)
+        for node_id in reversed(self._preorder()):  # children before their parent
+            node = nodes[node_id]
+            if isinstance(node, Leaf):
+                continue
+            left, right = nodes[node.left], nodes[node.right]
+            if isinstance(left, Leaf) and isinstance(right, Leaf) and left.label == right.label:
+                nodes[node_id] = Leaf(left.label, _sum_counts(left.counts, right.counts))
+                del nodes[node.left], nodes[node.right]
+        return Tree(nodes, self.root, self.feature_names, self.feature_groups)
 
     # ------------------------------------------------------------------ prediction
     def _check_X(self, X: Any) -> np.ndarray:
@@ -319,6 +566,21 @@ class Tree:
         mixed = len({type(label) for label in labels}) > 1
         label_array = np.array(labels, dtype=object if mixed else None)
         return label_array[np.searchsorted(leaf_ids, leaf_of_row)]
+
+    def predict_proba(self, X: Any, classes: Sequence[Any]) -> np.ndarray:
+        """Class probabilities, shape ``(n_rows, len(classes))``, columns in the order of ``classes``.
+
+        A row gets the class frequencies of the training samples in the leaf it reaches (the leaf counts, see
+        :meth:`with_leaf_counts`), as scikit-learn's ``DecisionTreeClassifier`` does; a leaf with unknown
+        counts or no samples gives probability 1 to its own label. Every leaf label and counted class must be
+        among ``classes``.
+        """
+        column_of = _class_columns(classes)
+        leaf_ids = np.array(sorted(self.leaf_labels), dtype=np.int64)
+        table = np.zeros((len(leaf_ids), len(column_of)))
+        for row, leaf_id in enumerate(leaf_ids.tolist()):
+            table[row] = _leaf_proba(leaf_id, self.nodes[leaf_id], column_of)
+        return table[np.searchsorted(leaf_ids, self.apply(X))]
 
     def decision_path(self, x: Any) -> list[int]:
         """Node ids visited by the single sample ``x`` (1-D), from the root to its leaf."""
@@ -369,23 +631,33 @@ class Tree:
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe description of the tree (node list in pre-order); inverse of :meth:`from_dict`."""
-        return {
+        """JSON-safe description of the tree (node list in pre-order); inverse of :meth:`from_dict`.
+
+        Leaf counts (``counts``: ``[label, n]`` pairs) and ``feature_groups`` are written only when present.
+        """
+        data: dict[str, Any] = {
             "root": self.root,
             "feature_names": None if self.feature_names is None else list(self.feature_names),
             "nodes": [_node_to_dict(node_id, self.nodes[node_id]) for node_id in self._preorder()],
         }
+        if self.feature_groups is not None:
+            data["feature_groups"] = [_group_to_dict(group) for group in self.feature_groups]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Tree:
         nodes = {int(entry["id"]): _node_from_dict(entry) for entry in data["nodes"]}
-        return cls(nodes, root=int(data["root"]), feature_names=data.get("feature_names"))
+        return cls(nodes, root=int(data["root"]), feature_names=data.get("feature_names"),
+                   feature_groups=data.get("feature_groups"))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tree):
             return NotImplemented
         return (
-            self.root == other.root and self.nodes == other.nodes and self.feature_names == other.feature_names
+            self.root == other.root
+            and self.nodes == other.nodes
+            and self.feature_names == other.feature_names
+            and self.feature_groups == other.feature_groups
         )
 
     def __repr__(self) -> str:
@@ -400,55 +672,75 @@ class Tree:
             s.threshold == 0.5 for s in splits if isinstance(s, UnivariateSplit)
         )
 
-    def to_text(self, binary: bool | None = None) -> str:
-        """Readable nested if/else rules using the feature names.
+    def _shown(self, groups: Sequence[Any] | None, simplify: bool) -> tuple[Tree, _ColumnReader]:
+        """The tree to display (with ``groups`` if given, simplified if asked) and its condition wording."""
+        shown = self if groups is None else self.with_feature_groups(groups)
+        if simplify:
+            shown = shown.simplified()
+        return shown, _ColumnReader(shown.feature_names, shown.feature_groups)
 
-        ``binary`` chooses how univariate splits read: ``x == 0`` (binary features) or ``x <= threshold``.
-        By default binary wording is used when every univariate split has the threshold 0.5 and the tree
-        has no hyperplane split, i.e. the tree comes from a binary formulation.
+    def to_text(self, binary: bool | None = None, groups: Sequence[Any] | None = None,
+                simplify: bool = True) -> str:
+        """Readable nested if/else rules using the feature names (and feature groups, when known).
+
+        ``binary`` chooses how univariate splits on columns outside the feature groups read: as tests of 0/1
+        columns (``x == 0``, or the negation of the comparison a column's name states, ``petal_width>1.8`` ->
+        ``petal_width <= 1.8``) or as ``x <= threshold``. By default binary wording is used when every
+        univariate split has the threshold 0.5 and the tree has no hyperplane split, i.e. the tree comes from a
+        binary formulation. ``groups`` (an encoder's ``groups_``) replace the tree's own feature groups.
+        With ``simplify`` redundant splits are collapsed (see :meth:`simplified`). Leaves with known counts
+        show them: ``predict 'setosa'  (n=50: setosa 50, versicolor 0, virginica 0)``.
         """
         binary = self._binary_text(binary)
+        shown, reader = self._shown(groups, simplify)
         lines: list[str] = []
 
         def emit(node_id: int, indent: str) -> None:
-            node = self.nodes[node_id]
+            node = shown.nodes[node_id]
             if isinstance(node, Leaf):
-                lines.append(f"{indent}predict {node.label!r}")
+                counts = "" if node.counts is None else f"  ({_counts_text(node.counts)})"
+                lines.append(f"{indent}predict {node.label!r}{counts}")
                 return
-            lines.append(f"{indent}if {node.condition(self.feature_names, binary)}:")
+            lines.append(f"{indent}if {node._condition(reader, binary)}:")
             emit(node.left, indent + "    ")
             lines.append(f"{indent}else:")
             emit(node.right, indent + "    ")
 
-        emit(self.root, "")
+        emit(shown.root, "")
         return "\n".join(lines)
 
-    def plot(self, ax: Any = None, binary: bool | None = None, wrap: int = 28) -> Any:
-        """Draw the tree with matplotlib: split conditions in boxes, "yes" edges to the left; returns the Axes."""
+    def plot(self, ax: Any = None, binary: bool | None = None, wrap: int = 28,
+             groups: Sequence[Any] | None = None, simplify: bool = True) -> Any:
+        """Draw the tree with matplotlib: split conditions in boxes, "yes" edges to the left; returns the Axes.
+
+        Leaves show their label and, when known, ``n`` and the class counts. ``binary``, ``groups`` and
+        ``simplify`` act as in :meth:`to_text`; ``wrap`` is the line width of the box texts.
+        """
         import matplotlib.pyplot as plt
 
-        if ax is None:
-            _, ax = plt.subplots(figsize=(max(4.0, 2.2 * self.n_leaves), max(2.5, 1.6 * (self.depth + 1))))
         binary = self._binary_text(binary)
-        position = self._layout()
+        shown, reader = self._shown(groups, simplify)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(max(4.0, 2.2 * shown.n_leaves), max(2.5, 1.6 * (shown.depth + 1))))
+        position = shown._layout()
         for node_id, (x, y) in position.items():
-            node = self.nodes[node_id]
+            node = shown.nodes[node_id]
             for child, edge in zip(node.children(), ("yes", "no")):
                 cx, cy = position[child]
                 ax.plot([x, cx], [y, cy], color="0.4", linewidth=1, zorder=1)
                 ax.text((x + cx) / 2, (y + cy) / 2, edge, ha="center", va="center", fontsize=8, color="0.3",
                         bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"})
         for node_id, (x, y) in position.items():
-            node = self.nodes[node_id]
+            node = shown.nodes[node_id]
             if isinstance(node, Leaf):
-                text, style = str(node.label), {"boxstyle": "round", "fc": "#d9ead3", "ec": "0.3"}
+                text, style = _leaf_box_text(node, wrap), {"boxstyle": "round", "fc": "#d9ead3", "ec": "0.3"}
             else:
-                text = textwrap.fill(node.condition(self.feature_names, binary), wrap)
+                text = textwrap.fill(node._condition(reader, binary), wrap)
                 style = {"boxstyle": "square", "fc": "#dde6f3", "ec": "0.3"}
             ax.text(x, y, text, ha="center", va="center", fontsize=9, bbox=style)
         xs = [x for x, _ in position.values()]
         ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
-        ax.set_ylim(-self.depth - 0.5, 0.5)
+        ax.set_ylim(-shown.depth - 0.5, 0.5)
         ax.set_axis_off()
         return ax
 
@@ -476,6 +768,8 @@ def _node_to_dict(node_id: int, node: Node) -> dict[str, Any]:
     entry: dict[str, Any] = {"id": node_id, "kind": _KINDS[type(node)]}
     if isinstance(node, Leaf):
         entry["label"] = _native(node.label)
+        if node.counts is not None:  # pairs, not an object: JSON object keys would turn int labels into str
+            entry["counts"] = [[label, count] for label, count in node.counts.items()]
     elif isinstance(node, UnivariateSplit):
         entry.update(feature=node.feature, threshold=node.threshold)
     elif isinstance(node, SubsetSplit):
@@ -491,7 +785,8 @@ def _node_to_dict(node_id: int, node: Node) -> dict[str, Any]:
 def _node_from_dict(entry: Mapping[str, Any]) -> Node:
     kind = entry.get("kind")
     if kind == "leaf":
-        return Leaf(entry["label"])
+        counts = entry.get("counts")
+        return Leaf(entry["label"], None if counts is None else {label: count for label, count in counts})
     if kind == "univariate":
         return UnivariateSplit(entry["feature"], entry["left"], entry["right"], entry.get("threshold", 0.5))
     if kind == "subset":
@@ -499,3 +794,78 @@ def _node_from_dict(entry: Mapping[str, Any]) -> Node:
     if kind == "hyperplane":
         return HyperplaneSplit(np.asarray(entry["weights"], dtype=float), entry["bias"], entry["left"], entry["right"])
     raise ValueError(f"unknown node kind {kind!r} for node {entry.get('id')}")
+
+
+def _group_to_dict(group: FeatureGroup) -> dict[str, Any]:
+    return {"name": group.name, "columns": list(group.columns), "kind": group.kind,
+            "values": [list(v) if isinstance(v, tuple) else v for v in group.values]}
+
+
+def _feature_group(group: Any) -> FeatureGroup:
+    """A FeatureGroup from an encoder's group or its dict form, with Python scalars and tuples as values."""
+    from odtlib.encoders import FeatureGroup
+
+    keys = ("name", "columns", "kind", "values")
+    try:
+        name, columns, kind, values = (group[k] if isinstance(group, Mapping) else getattr(group, k) for k in keys)
+    except (KeyError, AttributeError) as error:
+        raise TypeError(
+            f"a feature group needs a name, columns, kind and values (odtlib.encoders.FeatureGroup), got {group!r}"
+        ) from error
+    if kind not in _GROUP_KINDS:
+        raise ValueError(f"feature group {name!r} has kind {kind!r}; expected one of {', '.join(_GROUP_KINDS)}")
+    if len(values) != len(columns):
+        raise ValueError(f"feature group {name!r} has {len(columns)} columns but {len(values)} values")
+    values = [tuple(_native(x) for x in v) if isinstance(v, (tuple, list)) else _native(v) for v in values]
+    return FeatureGroup(str(name), [str(_native(c)) for c in columns], kind, values)
+
+
+def _leaf_box_text(leaf: Leaf, wrap: int) -> str:
+    """Label of a leaf's box in the plot: the class, then its counts when known."""
+    if leaf.counts is None:
+        return str(leaf.label)
+    return f"{leaf.label}\n{textwrap.fill(_counts_text(leaf.counts), wrap)}"
+
+
+def _labels(y: Any, n_rows: int) -> list:
+    """The class labels ``y`` as a list of Python scalars, one per row of X."""
+    array = np.asarray(y)
+    if array.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {array.shape}")
+    if len(array) != n_rows:
+        raise ValueError(f"y has {len(array)} labels but X has {n_rows} rows")
+    return [_native(label) for label in array.tolist()]
+
+
+def _sorted_labels(labels: set) -> list:
+    """Labels in sorted order (by type name, then text, when they cannot be compared)."""
+    try:
+        return sorted(labels)
+    except TypeError:
+        return sorted(labels, key=lambda label: (type(label).__name__, str(label)))
+
+
+def _class_columns(classes: Sequence[Any]) -> dict[Any, int]:
+    """Column of each class in a probability matrix; classes must be distinct."""
+    labels = [_native(label) for label in np.asarray(classes, dtype=object).ravel().tolist()]
+    column_of = {label: j for j, label in enumerate(labels)}
+    if len(column_of) != len(labels):
+        raise ValueError(f"classes must be distinct, got {labels}")
+    return column_of
+
+
+def _leaf_proba(leaf_id: int, leaf: Leaf, column_of: dict[Any, int]) -> np.ndarray:
+    """Class frequencies of a leaf's samples (all mass on its label when it has none or they are unknown)."""
+    if leaf.label not in column_of:
+        raise ValueError(f"leaf {leaf_id} predicts {leaf.label!r}, which is not among the classes {list(column_of)}")
+    proba = np.zeros(len(column_of))
+    if not leaf.n_samples:
+        proba[column_of[leaf.label]] = 1.0
+        return proba
+    for label, count in leaf.counts.items():
+        if label not in column_of:
+            raise ValueError(
+                f"leaf {leaf_id} counts samples of class {label!r}, which is not among the classes {list(column_of)}"
+            )
+        proba[column_of[label]] += count
+    return proba / leaf.n_samples

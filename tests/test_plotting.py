@@ -99,3 +99,20 @@ def test_a_method_keeps_its_colour_when_other_methods_are_absent():
     colours = {line.get_label(): matplotlib.colors.to_hex(line.get_color()) for line in fig.axes[0].get_lines() if line.get_label() in full}
     assert colours == {name: matplotlib.colors.to_hex(full[name]) for name in ("OCT", "FlowOCT")}
     assert method_palette(["b", "a"]) == method_palette(["a", "b", "a"])
+
+
+def test_plot_tree_passes_groups_and_shows_counts_from_a_dict():
+    from odtlib.encoders import FeatureGroup
+
+    tree = Tree({1: UnivariateSplit(0, 2, 3), 2: UnivariateSplit(1, 4, 5), 3: Leaf("tall"),
+                 4: Leaf("short"), 5: Leaf("short")}, feature_names=["height>1.7", "weight>60"])
+    X = np.array([[0, 0], [0, 1], [0, 1], [1, 0]], dtype=float)  # leaves 4, 5, 5, 3
+    data = tree.with_leaf_counts(X, ["short", "short", "tall", "tall"]).to_dict()
+    group = FeatureGroup("height", ["height>1.7"], "binary", [1.7])
+    fig = plotting.plot_tree(data, groups=[group])
+    texts = [" ".join(t.get_text().split()) for t in fig.axes[0].texts]
+    # node 2 predicts "short" on both sides: shown as one leaf with the summed counts
+    assert sorted(texts) == sorted(["height <= 1.7", "short n=3: short 2, tall 1", "tall n=1: short 0, tall 1",
+                                    "yes", "no"])
+    unsimplified = plotting.plot_tree(data, simplify=False)
+    assert "weight <= 60" in [" ".join(t.get_text().split()) for t in unsimplified.axes[0].texts]

@@ -1,4 +1,5 @@
-"""Tests of odtlib.tree: prediction against a per-row reference walk, serialisation, text, plot, validation."""
+"""Tests of odtlib.tree: prediction against a per-row reference walk, leaf counts and probabilities, serialisation,
+text (with feature groups), plot, validation."""
 from __future__ import annotations
 
 import itertools
@@ -309,3 +310,323 @@ def test_node_validation():
         UnivariateSplit(0, "2", 3)
     with pytest.raises(ValueError, match="the splits use 4 features but only 2 feature names"):
         Tree({1: UnivariateSplit(3, 2, 3), 2: Leaf(0), 3: Leaf(1)}, feature_names=["a", "b"])
+
+
+# ---------------------------------------------------------------------------------------------- counts, probabilities
+IRIS_CLASSES = ["setosa", "versicolor", "virginica"]
+
+
+def threshold_tree() -> Tree:
+    """Two QT-style indicator columns: petal_length>2.45 == 0 -> setosa, else petal_width>1.75 splits."""
+    return Tree(
+        {1: UnivariateSplit(0, 2, 3), 2: Leaf("setosa"), 3: UnivariateSplit(1, 4, 5),
+         4: Leaf("versicolor"), 5: Leaf("virginica")},
+        feature_names=["petal_length>2.45", "petal_width>1.75"],
+    )
+
+
+# rows 0-2 reach leaf 2, rows 3-6 leaf 4, rows 7-8 leaf 5
+THRESHOLD_X = np.array([[0, 0], [0, 0], [0, 1], [1, 0], [1, 0], [1, 0], [1, 0], [1, 1], [1, 1]], dtype=float)
+THRESHOLD_Y = ["setosa", "setosa", "versicolor", "versicolor", "versicolor", "versicolor", "virginica",
+               "virginica", "virginica"]
+
+
+def test_with_leaf_counts_counts_the_classes_reaching_each_leaf():
+    tree = threshold_tree()
+    counted = tree.with_leaf_counts(THRESHOLD_X, pd.Series(THRESHOLD_Y))
+    assert counted.nodes[2].counts == {"setosa": 2, "versicolor": 1, "virginica": 0}
+    assert counted.nodes[4].counts == {"setosa": 0, "versicolor": 3, "virginica": 1}
+    assert counted.nodes[5].counts == {"setosa": 0, "versicolor": 0, "virginica": 2}
+    assert list(counted.nodes[2].counts) == IRIS_CLASSES  # classes in sorted order
+    assert [counted.nodes[i].n_samples for i in (2, 4, 5)] == [3, 4, 2]
+    assert all(leaf.counts is None for leaf in (tree.nodes[2], tree.nodes[4], tree.nodes[5]))  # tree unchanged
+    assert counted.nodes[1] == tree.nodes[1] and counted.feature_names == tree.feature_names
+    unreached = tree.with_leaf_counts(THRESHOLD_X[:3], np.array(THRESHOLD_Y[:3]))
+    assert unreached.nodes[5].counts == {"setosa": 0, "versicolor": 0} and unreached.nodes[5].n_samples == 0
+    with pytest.raises(ValueError, match="y has 2 labels but X has 9 rows"):
+        tree.with_leaf_counts(THRESHOLD_X, ["setosa", "virginica"])
+
+
+def test_predict_proba_gives_the_class_frequencies_of_the_leaf():
+    counted = threshold_tree().with_leaf_counts(THRESHOLD_X, THRESHOLD_Y)
+    X = np.array([[0, 1], [1, 0], [1, 1]], dtype=float)  # leaves 2, 4, 5
+    proba = counted.predict_proba(X, IRIS_CLASSES)
+    np.testing.assert_allclose(proba, [[2 / 3, 1 / 3, 0], [0, 3 / 4, 1 / 4], [0, 0, 1]])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    reordered = counted.predict_proba(X, np.array(["virginica", "setosa", "versicolor"]))
+    np.testing.assert_allclose(reordered, [[0, 2 / 3, 1 / 3], [1 / 4, 0, 3 / 4], [1, 0, 0]])
+    assert counted.predict_proba(np.zeros((0, 2)), IRIS_CLASSES).shape == (0, 3)
+
+
+def test_predict_proba_without_samples_puts_all_mass_on_the_leaf_label():
+    X = np.array([[0, 0], [1, 0], [1, 1]], dtype=float)
+    expected = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    np.testing.assert_array_equal(threshold_tree().predict_proba(X, IRIS_CLASSES), expected)  # counts unknown
+    empty = threshold_tree().with_leaf_counts(np.zeros((0, 2)), [])  # counts known, but no samples
+    assert empty.nodes[4].counts == {}
+    np.testing.assert_array_equal(empty.predict_proba(X, IRIS_CLASSES), expected)
+
+
+def test_predict_proba_errors_name_the_leaf_and_the_class():
+    tree = threshold_tree()
+    with pytest.raises(ValueError, match="leaf 5 predicts 'virginica', which is not among the classes"):
+        tree.predict_proba(np.zeros((1, 2)), ["setosa", "versicolor"])
+    odd = Tree({1: UnivariateSplit(0, 2, 3), 2: Leaf("a", {"a": 2, "z": 1}), 3: Leaf("b")})
+    with pytest.raises(ValueError, match="leaf 2 counts samples of class 'z'"):
+        odd.predict_proba(np.zeros((1, 1)), ["a", "b"])
+    with pytest.raises(ValueError, match="classes must be distinct"):
+        tree.predict_proba(np.zeros((1, 2)), ["setosa", "setosa", "versicolor", "virginica"])
+
+
+def sklearn_to_tree(cart) -> Tree:
+    """Our Tree with the splits and leaf labels of a fitted DecisionTreeClassifier (no counts)."""
+    t = cart.tree_
+    nodes = {}
+    for i in range(t.node_count):
+        if t.children_left[i] == -1:
+            nodes[i] = Leaf(cart.classes_[int(np.argmax(t.value[i][0]))])
+        else:
+            nodes[i] = UnivariateSplit(t.feature[i], t.children_left[i], t.children_right[i], t.threshold[i])
+    return Tree(nodes, root=0)
+
+
+def test_predict_proba_matches_scikit_learn_decision_tree():
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 4, size=(300, 4)).astype(float)
+    y = np.where(X[:, 0] + rng.integers(0, 3, 300) > 3, "hi", np.where(X[:, 1] > 1, "mid", "lo"))
+    cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    tree = sklearn_to_tree(cart).with_leaf_counts(X, y)
+    X_new = rng.integers(0, 4, size=(50, 4)).astype(float)
+    np.testing.assert_allclose(tree.predict_proba(X_new, cart.classes_), cart.predict_proba(X_new))
+
+
+# ---------------------------------------------------------------------------------------------- simplification
+def test_simplified_collapses_splits_whose_subtrees_predict_one_class():
+    tree = Tree(
+        {1: UnivariateSplit(0, 2, 3), 2: Leaf("a", {"a": 3, "b": 1}), 3: UnivariateSplit(1, 4, 5),
+         4: UnivariateSplit(2, 6, 7), 5: Leaf("b", {"a": 0, "b": 4}),
+         6: Leaf("b", {"a": 1, "b": 2}), 7: Leaf("b", {"b": 5})},
+    )
+    simple = tree.simplified()
+    # 4 -> b (6 and 7 predict b), then 3 -> b (4 and 5 predict b); 1 stays (a vs b)
+    assert sorted(simple.nodes) == [1, 2, 3]
+    assert simple.nodes[3] == Leaf("b", {"a": 1, "b": 11})
+    assert simple.nodes[1] == tree.nodes[1] and simple.nodes[2] == tree.nodes[2]
+    X = np.array(list(itertools.product([0, 1], repeat=3)), dtype=float)
+    assert simple.predict(X).tolist() == tree.predict(X).tolist()
+    assert len(tree.nodes) == 7  # the tree itself is unchanged
+    unknown = Tree({1: UnivariateSplit(0, 2, 3), 2: Leaf(0, {0: 1}), 3: Leaf(0)}).simplified()
+    assert unknown == Tree({1: Leaf(0)})  # counts unknown when a part is unknown
+    assert Tree({1: UnivariateSplit(0, 2, 3), 2: Leaf(0), 3: Leaf(1)}).simplified().n_splits == 1
+
+
+# ---------------------------------------------------------------------------------------------- text with groups
+def encoded_frame():
+    """petal_width -> QT-2 threshold column, a2 -> one-hot (categorical), bin -> one kept indicator."""
+    from odtlib.encoders import QuantileThresholdEncoder
+
+    frame = pd.DataFrame({
+        "petal_width": [0.2, 1.3, 2.3, 2.5, 0.2, 2.5],  # median midpoint (1.3 + 2.3) / 2 = 1.8
+        "a2": pd.Series([1, 3, 2, 1, 2, 3], dtype="category"),
+        "bin": ["n", "y", "n", "y", "y", "n"],
+    })
+    y = ["x", "y", "x", "y", "y", "x"]
+    encoder = QuantileThresholdEncoder(k=2, drop_binary=True).fit(frame)
+    return encoder.transform(frame), y, encoder.groups_
+
+
+def grouped_tree(X) -> Tree:
+    """Rows of encoded_frame reach: 0 -> 4, 1 -> 5, 2 -> 8, 3 -> 9, 4 -> 4, 5 -> 7."""
+    return Tree(
+        {1: UnivariateSplit(0, 2, 3), 2: UnivariateSplit(3, 4, 5), 3: SubsetSplit([1, 2], 6, 7),
+         4: Leaf("x"), 5: Leaf("y"), 6: UnivariateSplit(4, 8, 9), 7: Leaf("y"), 8: Leaf("x"), 9: Leaf("x")},
+        feature_names=list(X.columns),
+    )
+
+
+def test_to_text_with_encoder_groups_counts_and_simplification():
+    X, y, groups = encoded_frame()
+    assert list(X.columns) == ["petal_width>1.8", "a2=1", "a2=2", "a2=3", "bin=y"]
+    tree = grouped_tree(X).with_leaf_counts(X, y)
+    assert tree.apply(X).tolist() == [4, 5, 8, 9, 4, 7]
+    assert tree.to_text(groups=groups).splitlines() == [
+        "if petal_width <= 1.8:",
+        "    if a2 != 3:",
+        "        predict 'x'  (n=2: x 1, y 1)",
+        "    else:",
+        "        predict 'y'  (n=1: x 0, y 1)",
+        "else:",
+        "    if a2 in {1, 2}:",
+        "        predict 'x'  (n=2: x 1, y 1)",
+        "    else:",
+        "        predict 'y'  (n=1: x 1, y 0)",
+    ]
+    full = tree.with_feature_groups(groups).to_text(simplify=False).splitlines()
+    assert full[6:11] == [
+        "    if a2 in {1, 2}:",
+        "        if bin != y:",
+        "            predict 'x'  (n=1: x 1, y 0)",
+        "        else:",
+        "            predict 'x'  (n=1: x 0, y 1)",
+    ]
+    plain = grouped_tree(X).to_text(simplify=False).splitlines()  # no groups: wording from the column names
+    assert [line.strip() for line in plain if line.strip().startswith("if")] == [
+        "if petal_width <= 1.8:", "if a2=3 == 0:", "if a2=1 == 1 or a2=2 == 1:", "if bin=y == 0:",
+    ]
+
+
+def feature_group(name, columns, kind, values):
+    from odtlib.encoders import FeatureGroup
+
+    return FeatureGroup(name, columns, kind, values)
+
+
+BUCKETS = feature_group("x", ["x in [1, 2.75]", "x in (2.75, 4.5]", "x in (4.5, 8]"], "ordinal",
+                        [(1.0, 2.75), (2.75, 4.5), (4.5, 8.0)])
+THRESHOLDS_ABOVE = feature_group("pw", ["pw>0.8", "pw>1.8"], "binary", [0.8, 1.8])
+THRESHOLDS_BELOW = feature_group("pw", ["pw<=1.8"], "binary", [1.8])
+CATEGORIES = feature_group("a2", ["a2=1", "a2=2", "a2=3"], "categorical", [1, 2, 3])
+KEPT_INDICATOR = feature_group("bin", ["bin=y"], "binary", ["y"])
+
+
+@pytest.mark.parametrize(
+    "group, column, if_zero, if_one",
+    [
+        (CATEGORIES, 2, "a2 != 3", "a2 == 3"),
+        (KEPT_INDICATOR, 0, "bin != y", "bin == y"),
+        (THRESHOLDS_ABOVE, 1, "pw <= 1.8", "pw > 1.8"),
+        (THRESHOLDS_BELOW, 0, "pw > 1.8", "pw <= 1.8"),
+        (BUCKETS, 0, "x > 2.75", "x <= 2.75"),  # the first bucket also holds values below 1
+        (BUCKETS, 1, "x not in (2.75, 4.5]", "x in (2.75, 4.5]"),
+        (BUCKETS, 2, "x <= 4.5", "x > 4.5"),  # the last bucket also holds values above 8
+    ],
+)
+def test_each_group_kind_reads_in_terms_of_the_attribute(group, column, if_zero, if_one):
+    names = group.columns
+    univariate = Tree({1: UnivariateSplit(column, 2, 3), 2: Leaf(0), 3: Leaf(1)}, feature_names=names)
+    assert univariate.to_text(groups=[group]).splitlines()[0] == f"if {if_zero}:"
+    subset = Tree({1: SubsetSplit([column], 2, 3), 2: Leaf(0), 3: Leaf(1)}, feature_names=names)
+    assert subset.to_text(groups=[group]).splitlines()[0] == f"if {if_one}:"
+
+
+@pytest.mark.parametrize(
+    "group, columns, expected",
+    [
+        (CATEGORIES, [2, 0], "a2 in {1, 3}"),
+        (BUCKETS, [0, 1], "x <= 4.5"),
+        (BUCKETS, [2, 1], "x > 2.75"),
+        (BUCKETS, [0, 2], "x <= 2.75 or x > 4.5"),  # not one interval: one test per bucket
+        (THRESHOLDS_ABOVE, [0, 1], "pw > 0.8 or pw > 1.8"),
+    ],
+)
+def test_subset_splits_read_as_sets_and_intervals(group, columns, expected):
+    tree = Tree({1: SubsetSplit(columns, 2, 3), 2: Leaf(0), 3: Leaf(1)}, feature_names=group.columns)
+    assert tree.to_text(groups=[group]).splitlines()[0] == f"if {expected}:"
+
+
+def test_scaled_numeric_group_reads_in_original_units_and_other_columns_by_name():
+    scaled = feature_group("v", ["v"], "numeric", [(0.0, 10.0)])
+    tree = Tree({1: UnivariateSplit(0, 2, 3, threshold=0.25), 2: UnivariateSplit(1, 4, 5), 3: Leaf(1),
+                 4: Leaf(0), 5: Leaf(1)}, feature_names=["v", "bruises"])
+    assert tree.to_text(groups=[scaled]).splitlines()[:2] == ["if v <= 2.5:", "    if bruises <= 0.5:"]
+    assert tree.to_text(binary=True, groups=[scaled]).splitlines()[:2] == ["if v <= 2.5:", "    if bruises == 0:"]
+
+
+@pytest.mark.parametrize(
+    "name, if_zero, if_one",
+    [
+        ("petal_width>1.8", "petal_width <= 1.8", "petal_width > 1.8"),
+        ("pw<=1.8", "pw > 1.8", "pw <= 1.8"),
+        ("age >= 40", "age < 40", "age >= 40"),
+        ("x in (2.75, 4.5]", "x not in (2.75, 4.5]", "x in (2.75, 4.5]"),
+        ("lives in town", "lives in town == 0", "lives in town == 1"),
+        ("odor=none", "odor=none == 0", "odor=none == 1"),
+        ("bruises", "bruises == 0", "bruises == 1"),
+    ],
+)
+def test_without_groups_column_names_stating_a_comparison_are_negated(name, if_zero, if_one):
+    univariate = Tree({1: UnivariateSplit(0, 2, 3), 2: Leaf(0), 3: Leaf(1)}, feature_names=[name])
+    assert univariate.to_text().splitlines()[0] == f"if {if_zero}:"
+    subset = Tree({1: SubsetSplit([0], 2, 3), 2: Leaf(0), 3: Leaf(1)}, feature_names=[name])
+    assert subset.to_text().splitlines()[0] == f"if {if_one}:"
+
+
+def test_plot_shows_grouped_conditions_and_leaf_counts():
+    X, y, groups = encoded_frame()
+    tree = grouped_tree(X).with_leaf_counts(X, y).with_feature_groups(groups)
+    fig, ax = plt.subplots()
+    tree.plot(ax=ax)
+    texts = [" ".join(t.get_text().split()) for t in ax.texts]
+    assert {"petal_width <= 1.8", "a2 != 3", "a2 in {1, 2}"} <= set(texts)
+    leaves = sorted(t for t in texts if t.startswith(("x n=", "y n=")))
+    assert leaves == ["x n=2: x 1, y 1", "x n=2: x 1, y 1", "y n=1: x 0, y 1", "y n=1: x 1, y 0"]
+    assert texts.count("yes") == 3  # node 6 collapsed
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    tree.plot(ax=ax, simplify=False)
+    assert "bin != y" in [" ".join(t.get_text().split()) for t in ax.texts]
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------- counts, groups in JSON
+def test_round_trip_keeps_counts_and_groups():
+    X, y, groups = encoded_frame()
+    tree = grouped_tree(X).with_leaf_counts(X, [0 if label == "x" else 1 for label in y]).with_feature_groups(
+        groups + [BUCKETS])
+    data = json.loads(json.dumps(tree.to_dict()))
+    back = Tree.from_dict(data)
+    assert back == tree
+    assert back.nodes[4].counts == {0: 1, 1: 1} and [type(k) for k in back.nodes[4].counts] == [int, int]
+    assert back.feature_groups[-1].values == [(1.0, 2.75), (2.75, 4.5), (4.5, 8.0)]
+    assert back.to_text() == tree.to_text()
+    assert back != tree.with_feature_groups(None) and tree.with_feature_groups(None).feature_groups is None
+
+
+def test_old_format_dict_without_counts_or_groups_still_loads():
+    old = {
+        "root": 1,
+        "feature_names": ["a", "b"],
+        "nodes": [
+            {"id": 1, "kind": "univariate", "feature": 1, "threshold": 0.5, "left": 2, "right": 3},
+            {"id": 2, "kind": "leaf", "label": "no"},
+            {"id": 3, "kind": "leaf", "label": "yes"},
+        ],
+    }
+    tree = Tree.from_dict(old)
+    assert tree.feature_groups is None and tree.nodes[2].counts is None
+    assert tree.predict(np.array([[0, 1], [1, 0]])).tolist() == ["yes", "no"]
+    assert tree.to_dict() == old  # nothing new is written for a tree without counts or groups
+
+
+def test_counts_take_part_in_equality_but_not_in_the_hash():
+    assert Leaf("a", {"a": 2}) == Leaf(np.str_("a"), {np.str_("a"): np.int64(2)})
+    assert Leaf("a", {"a": 2}) != Leaf("a") and Leaf("a", {"a": 2}) != Leaf("a", {"a": 3})
+    assert hash(Leaf("a", {"a": 2})) == hash(Leaf("a"))
+    tree = threshold_tree()
+    assert tree.with_leaf_counts(THRESHOLD_X, THRESHOLD_Y) != tree
+    assert tree.with_leaf_counts(THRESHOLD_X, THRESHOLD_Y) == tree.with_leaf_counts(THRESHOLD_X, THRESHOLD_Y)
+
+
+def test_counts_and_groups_validation():
+    with pytest.raises(ValueError, match="non-negative integers, got -1 for class 'a'"):
+        Leaf("a", {"a": -1})
+    with pytest.raises(TypeError, match="must map class labels"):
+        Leaf("a", [("a", 1)])
+    unnamed = Tree({1: UnivariateSplit(0, 2, 3), 2: Leaf(0), 3: Leaf(1)})
+    with pytest.raises(ValueError, match="feature groups need feature names"):
+        unnamed.with_feature_groups([KEPT_INDICATOR])
+    named = unnamed.with_feature_names(["bin=y"])
+    with pytest.raises(ValueError, match="column 'bin=y' is in both feature groups 'bin' and 'b2'"):
+        named.with_feature_groups([KEPT_INDICATOR, feature_group("b2", ["bin=y"], "binary", ["y"])])
+    with pytest.raises(ValueError, match="none of the feature groups' columns is a feature of the tree"):
+        named.with_feature_groups([CATEGORIES])
+    with pytest.raises(ValueError, match="kind 'nominal'"):
+        named.with_feature_groups([{"name": "bin", "columns": ["bin=y"], "kind": "nominal", "values": ["y"]}])
+    with pytest.raises(ValueError, match="1 columns but 2 values"):
+        named.with_feature_groups([feature_group("bin", ["bin=y"], "binary", ["y", "n"])])
+    with pytest.raises(TypeError, match="needs a name, columns, kind and values"):
+        named.with_feature_groups([{"name": "bin", "columns": [0]}])
+    grouped = named.with_feature_groups([KEPT_INDICATOR, CATEGORIES])  # columns the tree lacks are ignored
+    assert grouped.to_text() == "if bin != y:\n    predict 0\nelse:\n    predict 1"
