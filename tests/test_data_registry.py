@@ -9,6 +9,7 @@ import csv
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -210,3 +211,37 @@ def test_list_variants_and_summary():
     assert row["categorical"] + row["binary"] + row["numeric"] == 15
     assert row["missing_cells"] > 0
     assert "690 rows" in repr(load_dataset("credit-approval"))
+
+
+def test_shuffle_gives_one_fixed_order_of_the_same_labelled_rows():
+    plain = load_dataset("car-evaluation")
+    shuffled = load_dataset("car-evaluation", shuffle=True)
+    again = load_dataset("car-evaluation", shuffle=True, random_state=0)
+    other = load_dataset("car-evaluation", shuffle=True, random_state=1)
+    pd.testing.assert_frame_equal(shuffled.X, again.X)
+    pd.testing.assert_series_equal(shuffled.y, again.y)
+    assert not shuffled.X.equals(plain.X) and not shuffled.X.equals(other.X)
+    assert list(shuffled.X.index) == list(range(1728))
+
+    def labelled_rows(ds):  # each row with its label, as a multiset
+        return sorted(map(tuple, ds.X.astype(str).assign(label=ds.y.astype(str)).to_numpy().tolist()))
+
+    assert labelled_rows(shuffled) == labelled_rows(plain)
+    assert all(isinstance(shuffled.X[c].dtype, pd.CategoricalDtype) for c in shuffled.X)
+
+
+def test_cross_validation_on_the_sorted_uci_file():
+    """car-evaluation is sorted by attribute value: unshuffled 3-fold CV meets unseen categories."""
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.tree import DecisionTreeClassifier
+
+    from odtlib.encoders import OneHotEncoder
+
+    def scores(ds, unseen):
+        pipe = make_pipeline(OneHotEncoder(unseen=unseen), DecisionTreeClassifier(max_depth=3, random_state=0))
+        return cross_val_score(pipe, ds.X, ds.y, cv=3)
+
+    with pytest.warns(UserWarning, match="'buying': \\['vhigh'\\]"):
+        assert not np.isnan(scores(load_dataset("car-evaluation"), "warn")).any()
+    assert not np.isnan(scores(load_dataset("car-evaluation", shuffle=True), "error")).any()

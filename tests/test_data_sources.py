@@ -11,6 +11,7 @@ import hashlib
 import http.server
 import io
 import os
+import re
 import socket
 import threading
 import zipfile
@@ -146,20 +147,93 @@ def test_counts_catch_a_bad_download_without_checksum(archive):
     """A file checked by counts (not sha256) that lost rows is rejected after parsing."""
     lines = mirror_bytes("wall-following", "sensor_readings_2.csv").splitlines(keepends=True)
     archive.add_zip(194, "wall+following+robot+navigation+data.zip", {"sensor_readings_2.data": b"".join(lines[:-1])})
-    with pytest.raises(DataIntegrityError, match="expected 5456 rows"):
+    with pytest.raises(DataIntegrityError, match="expected 5456 rows.*delete sensor_readings_2.csv from"):
         load_dataset("wall-following")
 
 
-def test_offline_error_says_how_to_fix(tmp_path, monkeypatch):
-    with socket.socket() as sock:  # a port with nobody listening
+def _free_port() -> int:
+    """A port with nobody listening on 127.0.0.1."""
+    with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return sock.getsockname()[1]
+
+
+def test_offline_error_says_how_to_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("ODTLIB_DATA_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("ODTLIB_DATA_MIRROR", raising=False)
-    monkeypatch.setenv("ODTLIB_UCI_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("ODTLIB_UCI_BASE_URL", f"http://127.0.0.1:{_free_port()}")
     with pytest.raises(DataUnavailableError, match="ODTLIB_DATA_MIRROR=/path/to/uci") as info:
         load_dataset("iris")
     assert "iris.data" in str(info.value) and "network" in str(info.value)
+
+
+def test_offline_error_is_one_short_line_with_the_details_as_attributes(tmp_path, monkeypatch):
+    """The CLI prints str(exc): one line saying what is missing and the fix; the places tried are attributes."""
+    monkeypatch.setenv("ODTLIB_DATA_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("ODTLIB_DATA_MIRROR", raising=False)
+    monkeypatch.setenv("ODTLIB_UCI_BASE_URL", f"http://127.0.0.1:{_free_port()}")
+    with pytest.raises(DataUnavailableError) as info:
+        load_dataset("avila")
+    message, exc = str(info.value), info.value
+    assert "\n" not in message and len(message) < 250, message
+    assert message.startswith("dataset 'avila': cannot get avila-tr.txt, avila-ts.txt (not in the cache, no mirror set")
+    assert (exc.dataset, exc.files) == ("avila", ("avila-tr.txt", "avila-ts.txt"))
+    assert exc.tried[0] == f"cache {tmp_path / 'cache' / 'avila'}: missing"
+    assert exc.tried[1] == "mirror: ODTLIB_DATA_MIRROR not set"
+    assert exc.tried[2].startswith(f"UCI archive {os.environ['ODTLIB_UCI_BASE_URL']}/459/avila.zip: download failed")
+    # the CLI reports FileNotFoundError and ValueError as one-line errors; RuntimeError is kept for old callers
+    assert isinstance(exc, FileNotFoundError) and isinstance(exc, RuntimeError)
+    assert issubclass(DataIntegrityError, ValueError) and issubclass(DataIntegrityError, RuntimeError)
+
+
+def test_mirror_set_but_lacking_the_files_says_where_to_copy_them(archive, tmp_path, monkeypatch):
+    (tmp_path / "mirror").mkdir()
+    monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(tmp_path / "mirror"))
+    target = tmp_path / "mirror" / "adult-a1a"
+    expected = f"nor in the mirror; no UCI download, mirror only); copy the files into {target}"
+    with pytest.raises(DataUnavailableError, match=re.escape(expected) + "$"):
+        load_dataset("adult-a1a")
+
+
+@pytest.mark.parametrize("make", [None, "file"], ids=["missing-folder", "a-file"])
+def test_mirror_variable_that_is_not_a_folder_is_named_with_the_fix(archive, tmp_path, monkeypatch, make):
+    """A wrong ODTLIB_DATA_MIRROR is reported as such, not as a download failure (no request is made)."""
+    mirror = tmp_path / "no-such-mirror"
+    if make == "file":
+        mirror.write_text("not a folder")
+    monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(mirror))
+    with pytest.raises(DataUnavailableError) as info:
+        load_dataset("iris")
+    problem = "is not a folder" if make else "does not exist"
+    assert str(info.value).startswith(f"ODTLIB_DATA_MIRROR={mirror} {problem}: point it to a folder")
+    assert "or unset it to download from the UCI archive" in str(info.value)
+    assert archive.requests == []
+
+
+def test_corrupt_mirror_file_says_how_to_fix(archive, tmp_path, monkeypatch):
+    mirror = tmp_path / "mirror"
+    (mirror / "iris").mkdir(parents=True)
+    (mirror / "iris" / "iris.data").write_bytes(b"5.1,3.5,1.4,0.2,Iris-setosa\n")
+    monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(mirror))
+    with pytest.raises(DataIntegrityError) as info:
+        load_dataset("iris")
+    message = str(info.value)
+    assert f"iris.data from the mirror ({mirror / 'iris' / 'iris.data'})" in message
+    assert message.endswith("restore the file from a clean copy, or unset ODTLIB_DATA_MIRROR to download it")
+    assert not (tmp_path / "cache" / "iris" / "iris.data").exists() and archive.requests == []
+
+
+@needs_mirror
+def test_cached_files_do_not_consult_the_mirror(archive, tmp_path, monkeypatch):
+    (tmp_path / "cache" / "iris").mkdir(parents=True)
+    (tmp_path / "cache" / "iris" / "iris.data").write_bytes(mirror_bytes("iris", "iris.data"))
+    monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(tmp_path / "no-such-mirror"))
+    assert len(load_dataset("iris").X) == 150
+
+
+def test_shuffle_must_be_a_bool():
+    with pytest.raises(TypeError, match="shuffle must be True or False, got 'yes'"):
+        load_dataset("iris", shuffle="yes")
 
 
 def test_dataset_without_uci_download_needs_the_mirror(archive):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from odtlib.data.errors import DataIntegrityError
@@ -61,13 +62,26 @@ def list_variants(name: str) -> list[str]:
     return variant_names(get_spec(name))
 
 
-def load_dataset(name: str, variant: str | None = None) -> Dataset:
+def load_dataset(name: str, variant: str | None = None, *, shuffle: bool = False,
+                 random_state: int | np.random.Generator | None = 0) -> Dataset:
     """Load a registered UCI dataset (from cache, mirror or download; see :mod:`odtlib.data.sources`).
 
     Without `variant`, the dataset is the one counted in the project's manifest (all files of a
     train/test split, missing values as NaN); `list_variants(name)` lists the paper-specific choices.
     Row and class counts are checked against the registry.
+
+    Rows come in the file's order unless ``shuffle=True``, which returns them in one random order
+    drawn from ``numpy.random.default_rng(random_state)`` (the same order for the same
+    `random_state`; the index is reset to 0..n-1, X and y stay aligned).
+
+    Cross-validation: many UCI files are sorted (car-evaluation by attribute values, tic-tac-toe
+    by class, ...), and scikit-learn's ``cv=<int>`` (in ``cross_val_score``, ``GridSearchCV``, ...)
+    splits with ``KFold``/``StratifiedKFold`` *without* shuffling, so each test fold is a contiguous
+    block whose categories or classes its training folds may lack. Load with ``shuffle=True`` or
+    pass ``cv=StratifiedKFold(k, shuffle=True, random_state=0)``.
     """
+    if not isinstance(shuffle, bool):
+        raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
     spec = get_spec(name)
     chosen = spec.variant(variant)
     paths = raw_files(spec, chosen.files)
@@ -76,10 +90,19 @@ def load_dataset(name: str, variant: str | None = None) -> Dataset:
     X, y, kinds = assemble(spec, chosen, frames)
     classes = y.nunique()
     if len(X) != chosen.rows or classes != chosen.classes:
+        folder = paths[chosen.files[0]].parent
         raise DataIntegrityError(
             f"{name} (variant {chosen.name}): expected {chosen.rows} rows and {chosen.classes} classes, "
-            f"got {len(X)} rows and {classes} classes; the raw files in {paths[chosen.files[0]].parent} "
-            "do not match the registry"
+            f"got {len(X)} rows and {classes} classes; the raw files in {folder} do not match the registry: "
+            f"delete {', '.join(chosen.files)} from {folder} to fetch them again"
         )
+    if shuffle:
+        X, y = _shuffled(X, y, random_state)
     return Dataset(X=X, y=y, name=name, variant=chosen.name, uci_id=spec.uci_id, feature_kinds=kinds,
                    description=chosen.description or spec.title)
+
+
+def _shuffled(X: pd.DataFrame, y: pd.Series, random_state) -> tuple[pd.DataFrame, pd.Series]:
+    """X and y with their rows in the same random order (``default_rng(random_state)``), index 0..n-1."""
+    order = np.random.default_rng(random_state).permutation(len(X))
+    return X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)

@@ -3,7 +3,8 @@
 * Cache: ``$ODTLIB_DATA_DIR``; by default ``<repo>/data/raw`` when odtlib runs from a source checkout
   (a ``data/`` folder next to a ``pyproject.toml`` above the package), else ``$XDG_CACHE_HOME/odtlib``
   (``~/.cache/odtlib``). Layout: ``<cache>/<slug>/<file>``.
-* Mirror: ``$ODTLIB_DATA_MIRROR``, a folder laid out the same way (e.g. a copy of the shared ``uci/`` folder).
+* Mirror: ``$ODTLIB_DATA_MIRROR``, a folder laid out the same way (e.g. a copy of the shared ``uci/`` folder);
+  consulted only for files the cache lacks, and a path that is not a folder is an error, not a fallback.
 * Download: the dataset's zip from the UCI archive (``download_url`` in the registry; the
   ``https://archive.ics.uci.edu/static/public`` prefix can be replaced with ``$ODTLIB_UCI_BASE_URL``).
 
@@ -41,9 +42,26 @@ def cache_dir() -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "odtlib"
 
 
+MIRROR_FIX = "restore the file from a clean copy, or unset ODTLIB_DATA_MIRROR to download it"
+
+
 def mirror_dir() -> Path | None:
+    """The offline mirror folder (``$ODTLIB_DATA_MIRROR``), or None when the variable is unset or empty."""
     configured = os.environ.get("ODTLIB_DATA_MIRROR")
     return Path(configured).expanduser() if configured else None
+
+
+def _existing_mirror_dir() -> Path | None:
+    """`mirror_dir`, checked: a path that is not a folder raises `DataUnavailableError` with the fix."""
+    mirror = mirror_dir()
+    if mirror is not None and not mirror.is_dir():
+        problem = "is not a folder" if mirror.exists() else "does not exist"
+        raise DataUnavailableError(
+            f"ODTLIB_DATA_MIRROR={mirror} {problem}: point it to a folder of <slug>/<file> copies of "
+            "the UCI files (e.g. ../shared/uci), or unset it to download from the UCI archive",
+            tried=(f"mirror {mirror}: {problem}",),
+        )
+    return mirror
 
 
 def download_url(spec: DatasetSpec) -> str | None:
@@ -58,13 +76,14 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _check_sha(file: FileSpec, data: bytes, origin: str) -> None:
+def _check_sha(file: FileSpec, data: bytes, origin: str, fix: str) -> None:
+    """Raise `DataIntegrityError` (naming `origin` and the `fix`) when `data` is not the registered file."""
     if file.sha256 is None:
         return
     got = sha256_of(data)
     if got != file.sha256:
         raise DataIntegrityError(
-            f"sha256 mismatch for {file.name} from {origin}: expected {file.sha256}, got {got}"
+            f"sha256 mismatch for {file.name} from {origin}: expected {file.sha256}, got {got}; {fix}"
         )
 
 
@@ -80,11 +99,12 @@ def raw_files(spec: DatasetSpec, names: tuple[str, ...]) -> dict[str, Path]:
     """Paths in the cache of the raw files `names` of `spec`, fetching the missing ones."""
     cache = cache_dir() / spec.slug
     paths = {name: cache / name for name in names}
-    missing = [spec.files[n] for n, p in paths.items() if not p.is_file()]
     for name, path in paths.items():
         if path.is_file() and spec.files[name].verify == "sha256":
-            _check_sha(spec.files[name], path.read_bytes(), f"the cache ({path}; delete it to fetch again)")
-    missing = _copy_from_mirror(spec, missing, cache)
+            _check_sha(spec.files[name], path.read_bytes(), f"the cache ({path})", "delete it to fetch it again")
+    missing = [spec.files[n] for n, p in paths.items() if not p.is_file()]
+    if missing:
+        missing = _copy_from_mirror(spec, missing, cache)
     if missing:
         _download(spec, missing, cache)
     return paths
@@ -92,7 +112,7 @@ def raw_files(spec: DatasetSpec, names: tuple[str, ...]) -> dict[str, Path]:
 
 def _copy_from_mirror(spec: DatasetSpec, files: list[FileSpec], cache: Path) -> list[FileSpec]:
     """Copy what the mirror has into the cache; returns the files still missing."""
-    mirror = mirror_dir()
+    mirror = _existing_mirror_dir()
     if mirror is None:
         return files
     still_missing = []
@@ -102,29 +122,42 @@ def _copy_from_mirror(spec: DatasetSpec, files: list[FileSpec], cache: Path) -> 
             still_missing.append(file)
             continue
         data = source.read_bytes()
-        _check_sha(file, data, f"the mirror ({source})")
+        _check_sha(file, data, f"the mirror ({source})", MIRROR_FIX)
         _write_atomic(cache / file.name, data)
     return still_missing
 
 
-def _unavailable(spec: DatasetSpec, files: list[FileSpec], reason: str) -> DataUnavailableError:
+def _unavailable(spec: DatasetSpec, files: list[FileSpec], failure: str, url: str | None) -> DataUnavailableError:
+    """The one-line error for files found nowhere (what, why, the fix); the places tried as attributes."""
     names = ", ".join(f.name for f in files)
+    mirror = mirror_dir()
+    if mirror is None:
+        where, fix = "no mirror set", "set ODTLIB_DATA_MIRROR=/path/to/uci (folders <slug>/<file>)"
+    else:
+        where, fix = "nor in the mirror", f"copy the files into {mirror / spec.slug}"
+    tried = (
+        f"cache {cache_dir() / spec.slug}: missing",
+        "mirror: ODTLIB_DATA_MIRROR not set" if mirror is None else f"mirror {mirror / spec.slug}: missing",
+        f"UCI archive {url or '(none)'}: {failure}",
+    )
     return DataUnavailableError(
-        f"dataset {spec.slug!r}: cannot get {names}: {reason}. Not in the cache ({cache_dir() / spec.slug})"
-        f"{'' if mirror_dir() is None else f' nor in the mirror ({mirror_dir()})'}. "
-        "Set ODTLIB_DATA_MIRROR=/path/to/uci mirror (folders <slug>/<file>), or check the network."
+        f"dataset {spec.slug!r}: cannot get {names} (not in the cache, {where}; {failure}); "
+        f"{fix}{' or check the network' if url else ''}",
+        dataset=spec.slug, files=tuple(f.name for f in files), tried=tried,
     )
 
 
 def _download(spec: DatasetSpec, files: list[FileSpec], cache: Path) -> None:
     url = download_url(spec)
     if not url:
-        raise _unavailable(spec, files, "this dataset has no UCI download (mirror only)")
+        raise _unavailable(spec, files, "no UCI download, mirror only", None)
     try:
         with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
             payload = response.read()
     except (urllib.error.URLError, OSError) as exc:
-        raise _unavailable(spec, files, f"download of {url} failed ({exc})") from exc
+        plain_url_error = isinstance(exc, urllib.error.URLError) and not isinstance(exc, urllib.error.HTTPError)
+        reason = exc.reason if plain_url_error else exc  # "[Errno 111] Connection refused", "HTTP Error 404: ..."
+        raise _unavailable(spec, files, f"download failed: {reason}", url) from exc
     try:
         archive = zipfile.ZipFile(io.BytesIO(payload))
     except zipfile.BadZipFile as exc:
@@ -134,7 +167,7 @@ def _download(spec: DatasetSpec, files: list[FileSpec], cache: Path) -> None:
         if data is None:
             raise DataIntegrityError(f"{url} has no member {file.zip_member!r} (needed as {file.name})")
         if file.verify == "sha256":
-            _check_sha(file, data, url)
+            _check_sha(file, data, url, "try again later, or set ODTLIB_DATA_MIRROR to a verified copy")
         _write_atomic(cache / file.name, data)
 
 

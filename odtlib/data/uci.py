@@ -33,8 +33,9 @@ def fetch_uci(uci_id: int, target: str | None = None) -> Dataset:
         repo = fetch_ucirepo(id=int(uci_id))
     except ConnectionError as exc:
         raise DataUnavailableError(
-            f"cannot reach the UCI archive for dataset id {uci_id} ({exc}). Check the network, or use "
-            "load_dataset(name) with ODTLIB_DATA_MIRROR=/path/to/uci mirror for the registered datasets."
+            f"cannot reach the UCI archive for dataset id {uci_id} ({exc}); check the network, or use "
+            "load_dataset(name) with ODTLIB_DATA_MIRROR=/path/to/uci for the registered datasets",
+            tried=(f"UCI archive (ucimlrepo): {exc}",),
         ) from exc
     except UciNotFound as exc:
         raise DatasetNotFoundError(f"UCI dataset id {uci_id}: {exc}") from exc
