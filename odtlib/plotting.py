@@ -10,7 +10,7 @@ or given matplotlib Axes and returns the Figure. Nothing here needs a display: s
 * `boxplot_by_depth` — a metric by depth and method (paper 002 Fig. 4).
 * `accuracy_lines` — a metric across datasets/sizes, one line per method (paper 002 Fig. 5, 004 Figs. 1-2).
 * `tpr_tnr_curve` — TNR reached for each TPR floor (paper 000 Table 14).
-* `plot_tree` — a learned tree (delegates to `odtlib.Tree.plot`).
+* `plot_tree` — a learned tree, with leaf class counts when known (delegates to `odtlib.Tree.plot`).
 """
 from __future__ import annotations
 
@@ -161,7 +161,12 @@ def tpr_tnr_curve(df: pd.DataFrame, tpr: str = "test_tpr", tnr: str = "test_tnr"
 
 
 def plot_tree(tree, ax=None, **kwargs):
-    """Draw a learned tree (an `odtlib.Tree` or its ``to_dict()``) via `Tree.plot`; returns the Figure."""
+    """Draw a learned tree (an `odtlib.Tree` or its ``to_dict()``) via `Tree.plot`; returns the Figure.
+
+    ``kwargs`` go to `Tree.plot`: ``groups`` (an encoder's ``groups_``) word the splits in terms of the
+    original attributes, ``simplify=False`` keeps redundant splits; leaves show their class counts when the
+    tree has them (`Tree.with_leaf_counts`).
+    """
     if isinstance(tree, dict):
         from odtlib.tree import Tree
 
