@@ -1,4 +1,5 @@
-"""paper_dataset reproduces the binarised data of papers 001 and 003.
+"""paper_dataset reproduces the binarised data of papers 001 and 003 (000 below; 002 and 004 in
+test_paper_datasets_multivariate.py).
 
 Two independent references:
 * the papers' dataset tables (001 Table 1, 003 Table A.1), carried into ``paper_datasets.toml``
@@ -144,9 +145,18 @@ def test_numeric_dataset_needs_an_encoding():
 def test_unknown_names():
     with pytest.raises(DatasetNotFoundError, match="no dataset 'monk4'.*monk1"):
         paper_dataset_spec("001", "monk4")
-    with pytest.raises(DatasetNotFoundError, match="no datasets recorded for paper '002'"):
-        list_paper_datasets("002")
+    with pytest.raises(DatasetNotFoundError, match="no datasets recorded for paper '005'"):
+        list_paper_datasets("005")
     assert list_paper_datasets(1) == list_paper_datasets("001")
+
+
+def test_registry_slugs_and_aliases_name_paper_datasets():
+    assert paper_dataset_spec("001", "car-evaluation").name == "car_evaluation"
+    assert paper_dataset_spec("003", "thyroid-ann").name == "ann-thyroid"
+    assert paper_dataset_spec("001", "congressional-voting").name == "house-votes-84"
+    assert paper_dataset_spec("001", "KR-VS-KP").name == "kr-vs-kp"          # case-insensitive
+    with pytest.raises(DatasetNotFoundError, match="several datasets of paper 001: monk3, monk1, monk2"):
+        paper_dataset_spec("001", "monks")
 
 
 # ------------------------------------------------------------------------- paper 000 (Table 1)
