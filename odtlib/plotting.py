@@ -84,10 +84,11 @@ def performance_profile(df: pd.DataFrame, time: str = "solve_runtime", method: s
                      label=str(name), color=palette.get(str(name)))
     ax_time.set_xlabel("time (s)")
     ax_time.set_ylabel("instances solved")
+    ax_time.yaxis.set_major_locator(plt.matplotlib.ticker.MaxNLocator(integer=True))   # counts
     if log_time:
         ax_time.set_xscale("log")
     if time_limit:
-        ax_time.axvline(time_limit, color="0.5", linestyle=":", linewidth=1)
+        ax_time.axvline(time_limit, color="0.5", linestyle=":", linewidth=1, label=f"time limit ({time_limit:g} s)")
     ax_time.legend(title=method, fontsize="small")
     if gap:
         ax_gap = axes[0, 1]
@@ -99,6 +100,9 @@ def performance_profile(df: pd.DataFrame, time: str = "solve_runtime", method: s
         ax_gap.set_xlabel("final optimality gap")
         ax_gap.xaxis.set_major_formatter(plt.matplotlib.ticker.PercentFormatter(1.0))
         ax_gap.set_ylabel("instances with gap <= x")
+        if df[solved].astype(bool).all():
+            ax_gap.text(0.5, 0.5, "every instance solved:\nno gap left", transform=ax_gap.transAxes,
+                        ha="center", va="center", color="0.4")
     if title:
         fig.suptitle(title)
     fig.tight_layout()

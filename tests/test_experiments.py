@@ -1,4 +1,5 @@
-"""odtlib.experiments: grid, config keys, crash-safe store, failure capture, joblib and Dask backends."""
+"""odtlib.experiments: grid, config keys, crash-safe store, failure capture, joblib and Dask backends, shared
+protocol helpers, failed runs in the batch report, report figures."""
 from __future__ import annotations
 
 import hashlib
@@ -10,20 +11,30 @@ import sys
 import time
 import warnings
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
 from odtlib.experiments import (
     Grid,
+    NotebookRun,
+    ReportWriter,
     ResultStore,
     canonical_json,
+    collect_report,
     config_key,
+    instance_frame,
     parallel_runs,
     run_grid,
     run_one,
+    time_to_match,
+    write_report,
 )
+from odtlib.experiments.batch import with_failed_runs
 
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
@@ -263,3 +274,215 @@ def test_dask_local_cluster_with_two_worker_processes(tmp_path, marker_dir):
     assert set(markers_per_key(marker_dir).values()) == {1}
     failed = store.failed()
     assert len(failed) == 1 and "planned failure" in failed[0]["error"]["traceback"]
+
+
+# --- file permissions -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("umask, expected", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_records_get_the_permissions_of_the_process_umask(tmp_path, umask, expected):
+    previous = os.umask(umask)
+    try:
+        path = ResultStore(tmp_path / "store").put(run_one(tree_run, {"seed": 0, "depth": 1}))
+    finally:
+        os.umask(previous)
+    assert path.stat().st_mode & 0o777 == expected
+    assert not list(path.parent.glob("*.part"))                          # no temporary file left behind
+
+
+# --- shared protocol helpers ------------------------------------------------------------------------
+
+def _results(rows):
+    """(method, status, solve_status, runtime, gap) rows as a `ResultStore.to_frame` frame."""
+    return pd.DataFrame(rows, columns=["method", "status", "solve_status", "solve_runtime", "solve_gap"])
+
+
+def test_instance_frame_keeps_failed_runs_apart():
+    frame = instance_frame(_results([("A", "ok", "optimal", 2.0, 1e-9), ("A", "ok", "time_limit", 9.0, 0.25),
+                                     ("A", "ok", "time_limit", 9.0, None), ("A", "failed", None, None, None)]))
+    assert frame["failed"].tolist() == [False, False, False, True]
+    assert frame["solved"].tolist() == [True, False, False, False]
+    assert frame["proved_gap"].tolist()[:3] == [0.0, 0.25, 1.0]          # no incumbent: 100 %
+    assert np.isnan(frame["proved_gap"].iloc[3])                        # a failure has no gap at all
+
+
+def test_time_to_match_against_the_limit_or_the_baselines_time():
+    # the baseline B solves 2 (the 2nd at 8 s); A has solved 2 after 2 s; C's only run failed
+    instances = instance_frame(_results([("B", "ok", "optimal", 4.0, 0.0), ("B", "ok", "optimal", 8.0, 0.0),
+                                         ("A", "ok", "optimal", 1.0, 0.0), ("A", "ok", "optimal", 2.0, 0.0),
+                                         ("C", "failed", None, None, None)]))
+    by_limit = time_to_match(instances, "B", time_limit=60).set_index("method")
+    assert by_limit.loc["A", ["time_to_match_s", "speedup"]].tolist() == [2.0, 30.0]
+    by_baseline = time_to_match(instances, "B").set_index("method")
+    assert by_baseline.loc["A", "speedup"] == 4.0 and by_baseline.loc["B", "speedup"] == 1.0
+    assert by_baseline.loc["C", ["instances", "n_failed", "solved"]].tolist() == [0, 1, 0]
+    assert np.isnan(by_baseline.loc["C", "time_to_match_s"])
+
+
+def test_select_profile_replaces_the_time_limit_and_names_the_choices():
+    from odtlib.experiments.protocol import select_profile
+
+    @dataclass(frozen=True)
+    class Profile:
+        name: str
+        time_limit: float
+
+    profiles = {"quick": Profile("quick", 30.0)}
+    assert select_profile(profiles, "quick") is profiles["quick"]
+    assert select_profile(profiles, "quick", 5).time_limit == 5.0
+    with pytest.raises(ValueError, match=r"profile must be one of \['quick'\], got 'huge'"):
+        select_profile(profiles, "huge")
+
+
+def test_paper_modules_share_one_copy_of_the_protocol_helpers():
+    from odtlib.experiments import paper000, paper001, paper003, protocol
+
+    for module in (paper000, paper001, paper003):
+        assert module.results_of is protocol.results_of
+    assert paper003.instance_frame is protocol.instance_frame
+    assert "time_to_match" not in paper001.in_sample_summary.__code__.co_names or \
+        paper001.time_to_match is protocol.time_to_match
+
+
+# --- the report: failed runs, settings, verdicts ----------------------------------------------------
+
+def _failing_grid_report(output_dir: Path) -> ReportWriter:
+    """A notebook's report whose grid has one failing run among three (plus a failure of another grid
+    that the notebook did not ask for)."""
+    report = ReportWriter(output_dir, paper="950", title="fake")
+    grid = Grid(seed=[0, 1, 2], depth=1, fail=False).where(lambda c: c["seed"] != 2) + \
+        Grid(seed=[2], depth=1, fail=True)
+    run_grid(tree_run, grid, report.store("runs"), progress=False)
+    run_grid(tree_run, Grid(seed=[7], depth=1, fail=True), report.store("runs"), progress=False)
+    frame = report.results("runs", grid)
+    assert len(frame) == 3 and (frame["status"] == "failed").sum() == 1
+    return report
+
+
+def test_report_writer_records_the_failed_runs_of_the_grid_it_reads(tmp_path):
+    report = _failing_grid_report(tmp_path)
+    failures = report.failures()
+    assert failures["experiment"].tolist() == ["runs"]                  # seed 7 is not in the grid
+    assert failures["error"].iloc[0] == "ValueError: planned failure for seed 2"
+    assert "seed=2" in failures["config"].iloc[0]
+    summary = collect_report(tmp_path, "950")
+    assert summary["failures"]["runs"][0]["config"]["seed"] == 2
+
+
+def test_report_writer_records_the_settings_really_used(tmp_path):
+    report = ReportWriter(tmp_path, paper="951")
+    report.settings(solver="scip", time_limit=20.0)
+    report.settings(profile="smoke")
+    assert collect_report(tmp_path, "951")["settings"] == {"solver": "scip", "time_limit": "20", "profile": "smoke"}
+
+
+def test_batch_report_lists_failures_settings_and_verdicts_first(tmp_path):
+    report = _failing_grid_report(tmp_path)
+    report.settings(solver="scip", time_limit="20 s")
+    report.table("wide", pd.DataFrame({f"column_{i}": [i] for i in range(30)}), "a wide table")
+    report.verdict("verdict", "Paper 950, smoke profile:\n\n- **ours** agrees\n  - by `2` points")
+    notebook = tmp_path / "paper950_fake.ipynb"
+    run = with_failed_runs(NotebookRun("950", notebook, notebook, "ok", 1.0), tmp_path)
+    assert (run.status, run.failed_runs) == ("runs failed", 1)
+    assert run.error == "1 run(s) failed; first: ValueError: planned failure for seed 2 (runs)"
+    write_report([run], tmp_path, {"profile": "smoke", "solver": "highs", "time_limit": None})
+
+    md = (tmp_path / "report.md").read_text()
+    assert "requested: profile=smoke, solver=highs, time_limit=None" in md
+    assert "| 950 | paper950_fake.ipynb | runs failed | 1 | 1 | solver=scip; time_limit=20 s |" in md
+    assert md.index("\n## Verdicts") < md.index("\n## Failed runs") < md.index("\n## Paper 950")
+    assert "ValueError: planned failure for seed 2" in md.split("## Failed runs")[1].split("\n## Paper 950")[0]
+    assert md.count("- **ours** agrees") == 1                           # the verdict is not repeated below
+
+    page = (tmp_path / "report.html").read_text()
+    assert page.index("<h2>Verdicts</h2>") < page.index("<h2>Failed runs</h2>") < page.index("a wide table")
+    assert "<ul>\n<li><b>ours</b> agrees</li>\n<ul>\n<li>by <code>2</code> points</li>\n</ul>\n</ul>" in page
+    assert "**" not in page
+    assert ".scroll{overflow-x:auto" in page and page.count('<div class="scroll">') == 3   # status, failures, wide
+    assert "ValueError: planned failure for seed 2" in page
+
+
+def test_a_notebook_without_failures_keeps_its_status(tmp_path):
+    ReportWriter(tmp_path, paper="952")
+    notebook = tmp_path / "paper952_fake.ipynb"
+    run = NotebookRun("952", notebook, notebook, "ok", 1.0)
+    assert with_failed_runs(run, tmp_path) == run
+
+
+FAILING_SOLVER_NOTEBOOK = [
+    """profile = "quick"
+solver = "highs"
+time_limit = None
+n_jobs = 1
+scheduler = None
+output_dir = "../results"
+""",
+    """import pyomo.environ as pyo
+
+from odtlib.experiments import Grid, ReportWriter, run_grid
+from odtlib.solvers import solve
+
+report = ReportWriter(output_dir, paper="960", title="a grid on the requested solver")
+report.settings(solver=solver, time_limit=5)
+
+def run(config):
+    model = pyo.ConcreteModel()
+    model.x = pyo.Var(within=pyo.Binary)
+    model.objective = pyo.Objective(expr=config["seed"] * model.x, sense=pyo.maximize)
+    result = solve(model, solver=config["solver"], time_limit=5)
+    return {"metrics": {"objective": result.objective}}
+
+grid = Grid(seed=[0, 1], solver=solver)
+run_grid(run, grid, report.store("runs"), progress=False)
+results = report.results("runs", grid)
+report.verdict("verdict", f"{int((results['status'] == 'ok').sum())} runs finished")
+""",
+]
+
+
+@pytest.mark.timeout(180)
+def test_reproduce_with_a_failing_solver_exits_non_zero_with_the_error_in_the_report(tmp_path, capsys):
+    import nbformat
+
+    from odtlib.cli import main
+
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in FAILING_SOLVER_NOTEBOOK],
+                                        metadata={"kernelspec": {"name": "python3", "language": "python",
+                                                                 "display_name": "Python 3"},
+                                                  "language_info": {"name": "python"}})
+    notebook.cells[0].metadata["tags"] = ["parameters"]
+    nbformat.write(notebook, notebooks / "paper960_fake.ipynb")
+    output = tmp_path / "out"
+    code = main(["reproduce", "--notebooks-dir", str(notebooks), "--output", str(output), "--profile", "smoke",
+                 "--solver", "nosuch"])
+    assert code != 0
+    printed = capsys.readouterr().out
+    assert "runs failed" in printed and "2 run(s) failed" in printed
+    md = (output / "report.md").read_text()
+    failures = md.split("## Failed runs")[1]
+    assert failures.count("nosuch") >= 2 and "seed=0" in failures and "seed=1" in failures
+    assert "| 960 | paper960_fake.ipynb | runs failed |" in md and "solver=nosuch" in md
+    assert "0 runs finished" in md
+    assert "Failed runs" in (output / "report.html").read_text()
+
+
+# --- figures ------------------------------------------------------------------------------------------
+
+def test_performance_profile_counts_are_integers_limit_is_labelled_and_an_empty_gap_panel_says_why():
+    from odtlib.plotting import performance_profile
+
+    everything_solved = pd.DataFrame({"method": ["A", "A", "B"], "solve_runtime": [0.5, 2.0, 1.0],
+                                      "solved": [True, True, True], "proved_gap": [0.0, 0.0, 0.0]})
+    fig = performance_profile(everything_solved, gap="proved_gap", time_limit=20)
+    ax_time, ax_gap = fig.axes
+    fig.canvas.draw()
+    ticks = [t for t in ax_time.get_yticks() if ax_time.get_ylim()[0] <= t <= ax_time.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    assert "time limit (20 s)" in [t.get_text() for t in ax_time.get_legend().get_texts()]
+    assert any("every instance solved" in t.get_text() for t in ax_gap.texts)
+
+    unsolved = everything_solved.assign(solved=[True, False, True], proved_gap=[0.0, 0.3, 0.0])
+    _, ax_gap = performance_profile(unsolved, gap="proved_gap").axes
+    assert not ax_gap.texts
+    plt.close("all")

@@ -101,6 +101,43 @@ def test_time_table_marks_unproved_cells_and_ratios_are_to_the_reference():
     assert ratios.loc["No Relax", "marker"] == "*" and ratios.loc["Nothing", "marker"] == ""
 
 
+def test_failed_runs_are_counted_apart_from_times_and_make_cells_not_comparable():
+    runs = _runs([("bc", "All", 2.0, "optimal"), ("bc", "All", 4.0, "optimal"), ("bc", "Nothing", None, None)],
+                 ["dataset", "variant", "solve_runtime", "solve_status"])
+    runs.loc[2, "status"] = "failed"
+    times = p000.time_table(runs, ["dataset", "variant"]).set_index("variant")
+    assert times.loc["All", ["time_s", "runs", "n_failed", "marker"]].tolist() == [3.0, 2, 0, ""]
+    assert times.loc["Nothing", ["runs", "n_failed"]].tolist() == [0, 1]
+    assert times.loc["Nothing", "reason"] == "ours: 1 of 1 run(s) failed (see the failed runs)"
+    columns = ["dataset", "topology", "n_train", "solve_status", "train_accuracy", "test_accuracy"]
+    sizes = _runs([("krkp", "depth2", 100, "optimal", 0.9, 0.8), ("krkp", "depth2", 100, None, None, None),
+                   ("krkp", "depth2", 200, "optimal", 0.9, 0.85)], columns)
+    sizes.loc[1, "status"] = "failed"
+    table = p000.train_size_table(sizes).set_index("n_train")
+    assert len(table) == 2 and table.loc[100, "reason"] == "ours: 1 run(s) failed (see the failed runs)"
+    assert table.loc[200, "reason"] == "" and table.loc[200, "test_accuracy"] == pytest.approx(85.0)
+
+
+def test_pruned_cart_is_a_scikit_learn_classifier():
+    from sklearn.base import clone, is_classifier
+    from sklearn.exceptions import NotFittedError
+
+    model = p000.PrunedCART(seed=3, cv=3)
+    assert is_classifier(model)
+    assert model.get_params() == {"seed": 3, "min_samples_split": 20, "min_samples_leaf": 7, "cv": 3, "n_alphas": 20}
+    copy = clone(model).set_params(n_alphas=5)
+    assert copy.get_params()["n_alphas"] == 5 and model.n_alphas == 20 and copy.seed == 3
+    with pytest.raises(NotFittedError):
+        model.predict(np.zeros((2, 3)))
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(120, 4))
+    y = X[:, 0] & X[:, 1]                                  # needs two levels: pruning must keep them
+    model.fit(X, y)
+    assert not hasattr(p000.PrunedCART(), "estimator_") and hasattr(model, "estimator_")
+    assert list(model.classes_) == [0, 1] and model.ccp_alpha_ >= 0
+    assert model.score(X, y) == 1.0 and model.get_n_leaves() == 3
+
+
 def test_accuracy_table_maps_limits_and_repeats_cart_for_every_cell():
     columns = ["dataset", "method", "topology", "split", "time_limit", "feature_selection", "solve_status",
                "train_accuracy", "test_accuracy"]

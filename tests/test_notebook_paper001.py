@@ -107,18 +107,37 @@ def test_paper_table2_long_keeps_the_profiles_cells():
 
 def test_in_sample_summary_measures_speedup_like_the_paper():
     # BinOCT (the λ = 0 baseline) solves 2 instances, the 2nd after 20 s; Benders has solved 2 after 4 s.
-    runs = [("BinOCT", True, 10.0), ("BinOCT", True, 20.0), ("BinOCT", False, 30.0),
-            ("Benders", True, 1.0), ("Benders", True, 4.0), ("Benders", True, 9.0),
-            ("OCT", True, 25.0), ("OCT", False, 30.0), ("OCT", False, 30.0)]
-    instances = pd.DataFrame(runs, columns=["method", "solved", "solve_runtime"]).assign(
-        lambda_kind="λ = 0", proved_gap=lambda df: np.where(df["solved"], 0.0, 0.25))
+    # OCT's third fit raised: a failure, neither an instance nor a 100 % gap.
+    runs = [("BinOCT", True, 10.0, False), ("BinOCT", True, 20.0, False), ("BinOCT", False, 30.0, False),
+            ("Benders", True, 1.0, False), ("Benders", True, 4.0, False), ("Benders", True, 9.0, False),
+            ("OCT", True, 25.0, False), ("OCT", False, 30.0, False), ("OCT", False, np.nan, True)]
+    instances = pd.DataFrame(runs, columns=["method", "solved", "solve_runtime", "failed"]).assign(
+        lambda_kind="λ = 0", proved_gap=lambda df: np.where(df["solved"], 0.0, np.where(df["failed"], np.nan, 0.25)))
     summary = p001.in_sample_summary(instances).set_index("method")
     assert summary.loc["Benders", "time_to_match_s"] == 4.0
     assert summary.loc["Benders", "speedup_vs_baseline"] == 5.0
     assert summary.loc["BinOCT", "speedup_vs_baseline"] == 1.0
     assert np.isnan(summary.loc["OCT", "time_to_match_s"])                # solves fewer than the baseline
     assert summary.loc["OCT", "max_proved_gap_pct"] == 25.0
+    assert summary.loc["OCT", ["instances", "n_failed"]].tolist() == [2, 1]
+    assert summary.loc["Benders", ["instances", "n_failed"]].tolist() == [3, 0]
     assert (summary["baseline_solved"] == 2).all()
+
+
+def test_failed_fits_are_failures_not_unsolved_instances():
+    tuning = _tuning_frame([("monk1", 2, 0, "OCT", 0.0, 0.7, "ok"), ("monk1", 2, 0, "OCT", 0.5, np.nan, "failed"),
+                            ("monk1", 2, 0, "FlowOCT", 0.0, 0.7, "ok")])
+    tuning = tuning.assign(solve_status=["optimal", None, "optimal"], solve_gap=[0.0, np.nan, 0.0],
+                           solve_runtime=[1.0, np.nan, 2.0])
+    instances = p001.instance_frame(tuning)
+    assert instances["failed"].tolist() == [False, True, False]
+    assert instances["solved"].tolist() == [True, False, True]
+    assert np.isnan(instances.loc[1, "proved_gap"])                        # no gap, not 100 %
+    final = tuning.iloc[[0, 2]].assign(stage="final", test_accuracy=[0.5, 0.75])
+    reasons = p001.not_optimal_reasons(tuning, final).set_index("method")
+    assert reasons.loc["OCT", "n_failed"] == 1 and reasons.loc["FlowOCT", "n_failed"] == 0
+    assert reasons.loc["OCT", "reason"] == "ours: 1 of 3 run(s) failed (see the failed runs)"
+    assert p001.table2_ours(tuning, final).set_index("method").loc["OCT", "n_failed"] == 1
 
 
 # ------------------------------------------------------------------------------------- the notebook

@@ -123,15 +123,17 @@ def test_solved_time_gap_by_hand():
     assert table.loc["BendOCT", ["n_instances", "n_solved", "pct_solved"]].tolist() == [4, 2, 50.0]
     assert table.loc["BendOCT", "mean_time_solved_s"] == pytest.approx(20.0)
     assert table.loc["BendOCT", "mean_gap_unsolved_pct"] == pytest.approx(10.0)
-    # Accelerated: 3 of 4 (the failed run is unsolved, without a gap), mean time 2 s
-    assert table.loc["Accelerated BendOCT", ["n_solved", "n_failed"]].tolist() == [3, 1]
+    # Accelerated: 3 solved of 3 finished runs and 1 failure (not an unsolved instance), mean time 2 s
+    assert table.loc["Accelerated BendOCT", ["n_instances", "n_solved", "n_failed"]].tolist() == [3, 3, 1]
+    assert table.loc["Accelerated BendOCT", "pct_solved"] == 100.0
     assert table.loc["Accelerated BendOCT", "mean_time_solved_s"] == pytest.approx(2.0)
     assert np.isnan(table.loc["Accelerated BendOCT", "mean_gap_unsolved_pct"])
 
 
 def test_instance_frame_gaps_for_profiles():
     instances = p003.instance_frame(HAND)
-    assert instances["proved_gap"].tolist() == [0.0, 0.0, 0.05, 0.15, 0.0, 0.0, 0.0, 1.0]
+    assert instances["proved_gap"].tolist()[:7] == [0.0, 0.0, 0.05, 0.15, 0.0, 0.0, 0.0]
+    assert np.isnan(instances["proved_gap"].iloc[7]) and instances["failed"].tolist() == [False] * 7 + [True]
 
 
 def test_compare_study_shares_scope_and_ranks():
@@ -142,12 +144,16 @@ def test_compare_study_shares_scope_and_ranks():
     assert set(table.index) == {"BendOCT", "Accelerated BendOCT"}           # Accelerated (No PBCP) not run
     assert table.loc["BendOCT", "paper_pct_solved"] == 100.0 and table.loc["BendOCT", "ours_pct_solved"] == 50.0
     assert table.loc["BendOCT", "verdict"] == "lower"
-    assert table.loc["Accelerated BendOCT", "verdict"] == "lower"           # 75 % vs 100 %
+    # Accelerated solved its 3 finished runs, but one run failed: the cell is not comparable
+    assert table.loc["Accelerated BendOCT", "verdict"] == "not comparable: ours: 1 run(s) failed (see the failed runs)"
+    assert table.loc["Accelerated BendOCT", "ours_n_failed"] == 1
     assert table.loc["BendOCT", "scope"] == "ours: 4 of the paper's 30 instances, 60 s limit vs 3600 s"
     assert table["time_verdict"].str.startswith("not comparable").all()
+    assert "1 run(s) failed" in table.loc["Accelerated BendOCT", "time_verdict"]
 
     totals = p003.method_totals(ours, paper).set_index("method")
     assert totals.loc["Accelerated BendOCT", "ours_rank"] == 1 and totals.loc["BendOCT", "ours_rank"] == 2
+    assert totals.loc["Accelerated BendOCT", "ours_n_failed"] == 1
     assert (totals["paper_rank"] == 1).all()            # the paper solves all 30 with both: a tie
     assert p003.ordering(totals.reset_index(), "paper") == "Accelerated BendOCT = BendOCT"
     assert p003.ordering(totals.reset_index(), "ours") == "Accelerated BendOCT > BendOCT"
@@ -159,6 +165,18 @@ def test_time_to_match_is_the_papers_speedup_measure():
     assert speed.loc["Accelerated BendOCT", "time_to_match_s"] == 2.0
     assert speed.loc["Accelerated BendOCT", "speedup"] == 30.0
     assert speed.loc["BendOCT", "time_to_match_s"] == 30.0
+    assert speed.loc["Accelerated BendOCT", ["instances", "n_failed"]].tolist() == [3, 1]
+
+
+@pytest.mark.parametrize("name", ["smoke", "quick"])
+def test_small_profiles_label_speedups_not_comparable(name):
+    profile = p003.get_profile(name)
+    verdict = p003.speedup_verdict(profile)
+    assert verdict.startswith("not comparable") and f"{profile.n_instances} of the paper's 1620" in verdict
+    speed = p003.time_to_match(p003.instance_frame(HAND), time_limit=60, profile=profile)
+    assert (speed["speedup_verdict"] == verdict).all()
+    assert p003.speedup_verdict(p003.get_profile("paper")) == ""
+    assert p003.speedup_verdict(p003.get_profile("paper", time_limit=60)).startswith("not comparable")
 
 
 def test_optimum_crosscheck_uses_published_optima_and_flags_disagreement():

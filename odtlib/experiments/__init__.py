@@ -43,16 +43,26 @@ Notebook conventions (``notebooks/paper<NNN>_<topic>.ipynb``; see ``notebooks/RE
    ``odtlib reproduce`` injects these with papermill and runs the notebook in its own folder.
 2. The notebook picks its grid from ``profile``, runs it with
    ``run_grid(run, grid, report.store("<experiment>"), n_jobs=n_jobs, scheduler=scheduler)``
-   (reruns skip finished runs), and builds its tables from ``store.to_frame()``.
+   (reruns skip finished runs), and builds its tables from ``report.results("<experiment>", grid)``
+   (the grid's records; its failed runs are recorded for the batch report, ``report.failures()``
+   lists them). ``report.settings(solver=..., time_limit=...)`` records what it really ran with.
 3. It hands results to the batch report through ``report = ReportWriter(output_dir, paper="001",
    title=...)``: ``report.table(name, compare(...), caption)``, ``report.figure(name, fig, caption)``,
-   ``report.text(name, markdown)``. Files land in ``<output_dir>/paper<NNN>/report/`` with a
-   ``summary.json`` listing them in order; result stores in ``<output_dir>/paper<NNN>/results/``.
+   ``report.text(name, markdown)``, ``report.verdict(name, markdown)``. Files land in
+   ``<output_dir>/paper<NNN>/report/`` with a ``summary.json`` listing them in order; result stores in
+   ``<output_dir>/paper<NNN>/results/``.
 4. The batch (``odtlib reproduce``) writes ``<output>/report.md`` and ``report.html``: one line per
-   notebook (ok / failed with the error, runtime) and, per notebook, every item of its summary.
+   notebook (ok / failed with the error / runs failed, runtime, the settings it used), the verdicts, the
+   failed runs with their errors and, per notebook, every item of its summary. Any failed notebook or
+   run makes ``odtlib reproduce`` exit non-zero.
+
+The protocol helpers the paper modules share (profile selection, cached paper data, the records of a
+grid, instance tables with ``failed``/``solved``/gaps, the time-to-match speed-up) are in
+`odtlib.experiments.protocol`; a failed run is counted in ``n_failed``, never as an unsolved instance.
 """
 from odtlib.experiments.batch import NotebookRun, ensure_kernel, find_notebooks, reproduce, write_report
 from odtlib.experiments.grid import Grid
+from odtlib.experiments.protocol import instance_frame, results_of, time_to_match
 from odtlib.experiments.reference import compare, list_reference_tables, reference_table
 from odtlib.experiments.report import ReportWriter, collect_report, markdown_table, paper_dir
 from odtlib.experiments.runner import (
@@ -68,6 +78,7 @@ from odtlib.experiments.store import ResultStore, canonical_json, config_key, re
 __all__ = [
     "Grid", "GridSummary", "NotebookRun", "ReportWriter", "ResultStore", "canonical_json",
     "collect_report", "compare", "config_key", "ensure_kernel", "find_notebooks", "fit_and_score",
-    "list_reference_tables", "markdown_table", "package_versions", "paper_dir", "parallel_runs",
-    "records_to_frame", "reference_table", "reproduce", "run_grid", "run_one", "write_report",
+    "instance_frame", "list_reference_tables", "markdown_table", "package_versions", "paper_dir",
+    "parallel_runs", "records_to_frame", "reference_table", "reproduce", "results_of", "run_grid", "run_one",
+    "time_to_match", "write_report",
 ]

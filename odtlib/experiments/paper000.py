@@ -25,17 +25,17 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
 
-from odtlib.experiments.store import ResultStore, config_key
+from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile
 
 __all__ = [
     "DATASETS", "TOPOLOGIES", "VARIANTS", "BRANCHING", "Profile", "PROFILES", "get_profile", "load",
-    "split_rows", "make_model", "run", "run_config", "grids", "results_of", "table1_ours",
+    "split_rows", "make_model", "run", "run_config", "grids", "results_of", "table1_ours", "PrunedCART",
     "time_table", "time_ratios", "accuracy_table", "branching_table", "treatment_table",
     "train_size_table", "topology_selection", "tradeoff_table", "paper_accuracy_long", "AVAILABLE",
 ]
@@ -135,19 +135,13 @@ PROFILES = {
 
 def get_profile(name: str, time_limit: float | None = None) -> Profile:
     """The named profile; ``time_limit`` (seconds) replaces all its limits if given."""
-    if name not in PROFILES:
-        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {name!r}")
-    profile = PROFILES[name]
-    return profile if time_limit is None else profile.with_time_limit(time_limit)
+    return select_profile(PROFILES, name, time_limit)
 
 
 # ----------------------------------------------------------------------------------------------- data
-@lru_cache(maxsize=None)
 def load(dataset: str):
     """Paper 000's encoding of ``dataset`` (Table 1): (X 0/1 DataFrame, y 0/1 Series, groups), cached."""
-    from odtlib.data import paper_dataset
-
-    return paper_dataset("000", dataset)
+    return paper_data("000", dataset)
 
 
 def split_rows(n_rows: int, split: int, n_train: int | None = None,
@@ -204,28 +198,52 @@ def make_model(config: dict, groups, selected: list[str] | None = None):
         time_limit=config["time_limit"], threads=config.get("threads", 1), seed=config["split"])
 
 
-class PrunedCART:
-    """CART as Table 13 uses it: rpart-like leaf sizes, cost-complexity pruning chosen by 5-fold CV."""
+class PrunedCART(ClassifierMixin, BaseEstimator):
+    """CART as Table 13 uses it: rpart-like leaf sizes, cost-complexity pruning chosen by cross-validation.
 
-    def __init__(self, seed: int = 0):
+    Parameters: ``seed`` (the tree's ``random_state``), ``min_samples_split`` and ``min_samples_leaf``
+    (rpart's minsplit = 20 and minbucket = 7), ``cv`` (folds of the search over the pruning parameter)
+    and ``n_alphas`` (at most this many candidate α, quantiles of the pruning path).
+    Fitted attributes: ``estimator_`` (the pruned ``DecisionTreeClassifier``), ``ccp_alpha_`` (its α)
+    and ``classes_``.
+    """
+
+    def __init__(self, seed: int = 0, min_samples_split: int = 20, min_samples_leaf: int = 7, cv: int = 5,
+                 n_alphas: int = 20):
         self.seed = seed
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.cv = cv
+        self.n_alphas = n_alphas
 
     def fit(self, X, y):
+        """Search α on the pruning path of the full tree by ``cv``-fold accuracy; keep the best tree."""
         from sklearn.model_selection import GridSearchCV
         from sklearn.tree import DecisionTreeClassifier
 
-        base = DecisionTreeClassifier(min_samples_split=20, min_samples_leaf=7, random_state=self.seed)
+        base = DecisionTreeClassifier(min_samples_split=self.min_samples_split,
+                                      min_samples_leaf=self.min_samples_leaf, random_state=self.seed)
         alphas = base.cost_complexity_pruning_path(X, y).ccp_alphas
-        alphas = np.unique(np.quantile(alphas, np.linspace(0, 1, min(len(alphas), 20))))
-        search = GridSearchCV(base, {"ccp_alpha": list(alphas)}, cv=5).fit(X, y)
-        self.tree = search.best_estimator_
+        alphas = np.unique(np.quantile(alphas, np.linspace(0, 1, min(len(alphas), self.n_alphas))))
+        search = GridSearchCV(base, {"ccp_alpha": list(alphas)}, cv=self.cv).fit(X, y)
+        self.estimator_ = search.best_estimator_
+        self.ccp_alpha_ = float(search.best_params_["ccp_alpha"])
+        self.classes_ = self.estimator_.classes_
         return self
 
     def predict(self, X):
-        return self.tree.predict(X)
+        """Predictions of the pruned tree."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict(X)
 
     def get_n_leaves(self) -> int:
-        return int(self.tree.get_n_leaves())
+        """Leaves of the pruned tree."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "estimator_")
+        return int(self.estimator_.get_n_leaves())
 
 
 def _rates(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[float, float]:
@@ -319,13 +337,6 @@ def grids(profile: Profile, solver: str = "highs", threads: int = 1) -> dict[str
     return out
 
 
-def results_of(store: ResultStore, configs) -> pd.DataFrame:
-    """The stored records of exactly these configs (a store may hold other profiles' runs too)."""
-    keys = {config_key(config) for config in configs}
-    frame = store.to_frame()
-    return frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
-
-
 # --------------------------------------------------------------------------------------------- tables
 def table1_ours(datasets=DATASETS) -> pd.DataFrame:
     """Table 1 from our data (long: dataset, quantity, value, reason); unavailable data give NaN + why."""
@@ -351,12 +362,21 @@ def _solved(frame: pd.DataFrame) -> pd.Series:
 
 
 def time_table(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Mean solve time (s) per ``keys`` and whether every run proved optimality (``marker`` "*" if not,
-    like the paper's tables), with the limit-censored times kept as lower bounds."""
-    df = runs.assign(time_s=pd.to_numeric(runs["solve_runtime"], errors="coerce"), solved=_solved(runs))
-    out = df.groupby(keys, dropna=False).agg(time_s=("time_s", "mean"), solved=("solved", "all"),
-                                              runs=("time_s", "size")).reset_index()
+    """Mean solve time (s) per ``keys`` over the finished runs and whether each of them proved optimality
+    (``marker`` "*" if not, like the paper's tables), with the limit-censored times kept as lower bounds.
+    ``n_failed`` counts the runs that raised (no time); ``reason`` says so."""
+    df = runs.assign(time_s=pd.to_numeric(runs["solve_runtime"], errors="coerce"), solved=_solved(runs),
+                     failed=runs["status"] != "ok")
+    finished = df[~df["failed"]]
+    out = finished.groupby(keys, dropna=False).agg(time_s=("time_s", "mean"), solved=("solved", "all"),
+                                                    runs=("time_s", "size"))
+    n_failed = df.groupby(keys, dropna=False)["failed"].sum().rename("n_failed")
+    out = out.join(n_failed, how="outer").reset_index()
+    out["runs"] = out["runs"].fillna(0).astype(int)
+    out["n_failed"] = out["n_failed"].astype(int)
+    out["solved"] = out["solved"].fillna(False).astype(bool) & (out["runs"] > 0)
     out["marker"] = np.where(out["solved"], "", "*")
+    out["reason"] = [failure_note(f, f + r) for f, r in zip(out["n_failed"], out["runs"])]
     return out
 
 
@@ -382,11 +402,21 @@ def _method_name(row) -> str:
 
 
 def _not_optimal_reason(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
-    """Per row: "" or why the cell is not comparable (a run not proved optimal in the cell)."""
-    unproved = (frame["method"] == "ODT") & ~_solved(frame)
-    counts = unproved.groupby([frame[k] for k in keys], dropna=False).transform("sum")
-    return pd.Series([f"ours: {int(c)} ODT run(s) stopped at the time limit" if c else ""
-                      for c in counts], index=frame.index)
+    """Per row (failed runs included): "" or why the cell is not comparable — runs of the cell that failed,
+    else ODT runs not proved optimal."""
+    cell = [frame[k] for k in keys]
+    failed = (frame["status"] != "ok").groupby(cell, dropna=False).transform("sum")
+    unproved = ((frame["method"] == "ODT") & (frame["status"] == "ok") & ~_solved(frame))
+    unproved = unproved.groupby(cell, dropna=False).transform("sum")
+    return pd.Series([failure_note(f) or (f"ours: {int(u)} ODT run(s) stopped at the time limit" if u else "")
+                      for f, u in zip(failed, unproved)], index=frame.index)
+
+
+def _finished_with_reasons(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The finished runs with accuracies in % and the ``reason`` of their cell (counting its failed runs)."""
+    reasons = _not_optimal_reason(runs, keys)
+    ok = _percent(runs[runs["status"] == "ok"], ["train_accuracy", "test_accuracy"])
+    return ok.assign(reason=reasons[ok.index])
 
 
 def accuracy_table(runs: pd.DataFrame, paper_minutes: dict | None = None) -> pd.DataFrame:
@@ -394,14 +424,17 @@ def accuracy_table(runs: pd.DataFrame, paper_minutes: dict | None = None) -> pd.
     accuracies in %, the paper's ``odt_time_limit_min`` and ``feature_selection`` ("yes"/"no") keys and a
     ``reason`` when the solve was not proved optimal. CART rows are repeated for every (limit, selection).
     ``paper_minutes`` maps our time limits (s) to the paper's limit they stand for (default: our minutes)."""
+    failures = _not_optimal_reason(runs, ["dataset", "method", "topology", "time_limit", "feature_selection"])
     ok = runs[runs["status"] == "ok"].copy()
+    failures = failures[ok.index].where(failures[ok.index].str.contains("failed"), "")
     ok = _percent(ok, ["train_accuracy", "test_accuracy"])
     ok["method"] = [_method_name(r) for r in ok.to_dict("records")]
     odt = ok[ok["method"] != "CART-D3"].copy()
     limits = pd.to_numeric(odt["time_limit"])
     odt["odt_time_limit_min"] = limits.map(paper_minutes) if paper_minutes else limits / 60
     odt["feature_selection"] = np.where(odt["feature_selection"].astype(bool), "yes", "no")
-    odt["reason"] = [("" if s == "optimal" else "ours: stopped at the time limit") for s in odt["solve_status"]]
+    odt["reason"] = [f or ("" if s == "optimal" else "ours: stopped at the time limit")
+                     for f, s in zip(failures[odt.index], odt["solve_status"])]
     cart = ok[ok["method"] == "CART-D3"].drop(columns=["feature_selection"])
     cells = odt[["odt_time_limit_min", "feature_selection"]].drop_duplicates()
     cart = cart.merge(cells, how="cross").assign(reason="")
@@ -423,28 +456,24 @@ def branching_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Table 6: our runs with ``branching`` (simple / comb-con / comb-unc), ``depth`` (2, 3) and accuracies
     in %."""
     names = {card: name for name, card in BRANCHING.items()}
-    ok = _percent(runs[runs["status"] == "ok"], ["train_accuracy", "test_accuracy"])
+    ok = _finished_with_reasons(runs, ["dataset", "topology", "max_card"])
     ok["branching"] = [names[None if pd.isna(c) else int(c)] for c in ok["max_card"]]
     ok["depth"] = ok["topology"].str.replace("depth", "").astype(float).astype(int)
-    ok["reason"] = _not_optimal_reason(ok, ["dataset", "topology", "max_card"])
     return ok
 
 
 def treatment_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Table 7: our runs with ``feature_treatment`` ("n" ordinal constraints, "c" plain categorical),
     accuracies in % and solve time."""
-    ok = _percent(runs[runs["status"] == "ok"], ["train_accuracy", "test_accuracy"])
+    ok = _finished_with_reasons(runs, ["dataset", "topology", "ordinal"])
     ok["feature_treatment"] = np.where(ok["ordinal"].astype(bool), "n", "c")
     ok["time_s"] = pd.to_numeric(ok["solve_runtime"], errors="coerce")
-    ok["reason"] = _not_optimal_reason(ok, ["dataset", "topology", "ordinal"])
     return ok
 
 
 def train_size_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Table 12: our runs with ``n_train`` and accuracies in %."""
-    ok = _percent(runs[runs["status"] == "ok"], ["train_accuracy", "test_accuracy"])
-    ok["reason"] = _not_optimal_reason(ok, ["dataset", "topology", "n_train"])
-    return ok
+    return _finished_with_reasons(runs, ["dataset", "topology", "n_train"])
 
 
 def topology_selection(validation: pd.DataFrame, tested: pd.DataFrame) -> pd.DataFrame:
@@ -474,6 +503,7 @@ def tradeoff_table(runs: pd.DataFrame) -> pd.DataFrame:
     which is our y = 1. So the paper's TPR is our rate on y = 0 (``tnr`` in our metrics) and its TNR our
     rate on y = 1; the runs maximise the benign rate subject to the floor on the malignant one.
     """
+    reasons = _not_optimal_reason(runs, ["topology", "floor"])
     ok = runs[runs["status"] == "ok"]
     out = pd.DataFrame({
         "depth": ok["topology"].str.replace("depth", "").astype(float).astype(int),
@@ -483,7 +513,7 @@ def tradeoff_table(runs: pd.DataFrame) -> pd.DataFrame:
         "test_tpr": 100 * pd.to_numeric(ok["test_tnr"]),
         "test_tnr": 100 * pd.to_numeric(ok["test_tpr"]),
         "split": ok["split"],
-        "reason": _not_optimal_reason(ok, ["topology", "floor"]),
+        "reason": reasons[ok.index],
     })
     values = ["train_tpr_achieved", "train_tnr", "test_tpr", "test_tnr"]
     return out.groupby(["depth", "train_tpr"]).agg(

@@ -16,16 +16,16 @@ Each run is one config dict executed by `run` (a module-level function, so jobli
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from odtlib.experiments.grid import Grid
+from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile, time_to_match
+from odtlib.experiments.protocol import instance_frame as _instance_frame
 from odtlib.experiments.runner import fit_and_score
-from odtlib.experiments.store import ResultStore, config_key
 
 __all__ = [
     "DATASETS", "LAMBDAS", "METHODS", "PROFILES", "Profile", "get_profile", "load", "split_sample",
@@ -84,19 +84,13 @@ PROFILES = {
 
 def get_profile(name: str, time_limit: float | None = None) -> Profile:
     """The named profile, with its per-solve time limit replaced by ``time_limit`` if given."""
-    if name not in PROFILES:
-        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {name!r}")
-    profile = PROFILES[name]
-    return profile if time_limit is None else replace(profile, time_limit=float(time_limit))
+    return select_profile(PROFILES, name, time_limit)
 
 
 # ----------------------------------------------------------------------------------------------- data
-@lru_cache(maxsize=None)
 def load(dataset: str) -> tuple[pd.DataFrame, pd.Series]:
     """The one-hot encoded data of paper 001 (Table 1), cached per process."""
-    from odtlib.data import paper_dataset
-
-    X, y, _groups = paper_dataset("001", dataset)
+    X, y, _groups = paper_data("001", dataset)
     return X, y
 
 
@@ -188,13 +182,6 @@ def tuning_grid(profile: Profile, solver: str = "highs", benders_solver: str = "
 CELL = ["dataset", "depth", "sample", "method"]
 
 
-def results_of(store: ResultStore, configs) -> pd.DataFrame:
-    """The stored records of exactly these configs (a store may also hold other profiles' runs)."""
-    keys = {config_key(config) for config in configs}
-    frame = store.to_frame()
-    return frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
-
-
 def select_lambda(tuning: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, depth, sample, method), the λ with the best validation accuracy among the fits that
     returned a tree; ties go to the largest λ (the simplest tree). Returns CELL + split_penalty,
@@ -236,14 +223,18 @@ def table1_ours(datasets=DATASETS) -> pd.DataFrame:
 
 
 def not_optimal_reasons(tuning: pd.DataFrame, final: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, depth, method): why our accuracy is not comparable ("" if every fit of the cell —
-    tuning and final, over all samples — returned a proved optimum)."""
+    """Per (dataset, depth, method): ``n_failed`` (fits that raised, tuning and final) and why our accuracy
+    is not comparable ("" if every fit of the cell — tuning and final, over all samples — returned a proved
+    optimum; failed fits first, then fits stopped at the time limit)."""
     fits = pd.concat([tuning, final], ignore_index=True)
-    proved = (fits["status"] == "ok") & (fits["solve_status"] == "optimal")
-    counts = fits.assign(unproved=~proved).groupby(["dataset", "depth", "method"])["unproved"].agg(["sum", "size"])
-    reasons = [f"ours: {int(k)} of {int(n)} solves not proved optimal (time limit or failure)" if k else ""
-               for k, n in zip(counts["sum"], counts["size"])]
-    return counts.assign(reason=reasons)[["reason"]].reset_index()
+    failed = fits["status"] != "ok"
+    unproved = ~failed & (fits["solve_status"] != "optimal")
+    counts = fits.assign(failed=failed, unproved=unproved).groupby(["dataset", "depth", "method"]).agg(
+        n_failed=("failed", "sum"), unproved=("unproved", "sum"), fits=("failed", "size"))
+    reasons = [failure_note(f, n) or (f"ours: {int(k)} of {int(n)} solves not proved optimal (time limit)"
+                                      if k else "")
+               for f, k, n in zip(counts["n_failed"], counts["unproved"], counts["fits"])]
+    return counts.assign(reason=reasons, n_failed=counts["n_failed"].astype(int))[["n_failed", "reason"]].reset_index()
 
 
 def table2_ours(tuning: pd.DataFrame, final: pd.DataFrame) -> pd.DataFrame:
@@ -252,6 +243,7 @@ def table2_ours(tuning: pd.DataFrame, final: pd.DataFrame) -> pd.DataFrame:
     ok = final[final["status"] == "ok"].copy()
     ok["test_accuracy"] = 100 * ok["test_accuracy"]
     ok = ok.merge(not_optimal_reasons(tuning, final), on=["dataset", "depth", "method"], how="left")
+    ok["n_failed"] = ok["n_failed"].fillna(0).astype(int)
     subsampled = ok["subsample"].notna() if "subsample" in ok else pd.Series(False, index=ok.index)
     ok.loc[subsampled, "reason"] = [f"ours: {int(n)}-row subsample (code-path check)" for n in ok.loc[subsampled, "subsample"]]
     return ok
@@ -268,14 +260,9 @@ def paper_table2_long(paper: pd.DataFrame, profile: Profile) -> pd.DataFrame:
 
 
 def instance_frame(tuning: pd.DataFrame) -> pd.DataFrame:
-    """The optimisation instances of Fig. 3 (the tuning fits) with ``solved`` (proved optimal) and
-    ``proved_gap`` (0 when solved: exact optimality is proved with an absolute gap below one point,
-    which may leave a tiny relative gap; the solver's relative gap otherwise, 1 = no bound/no tree)."""
-    df = tuning.copy()
-    df["solved"] = (df["status"] == "ok") & (df["solve_status"] == "optimal")
-    gap = pd.to_numeric(df.get("solve_gap"), errors="coerce").fillna(1.0).clip(0, 1)
-    df["proved_gap"] = np.where(df["solved"], 0.0, gap)
-    df["solve_runtime"] = pd.to_numeric(df["solve_runtime"], errors="coerce")
+    """The optimisation instances of Fig. 3 (the tuning fits): `odtlib.experiments.protocol.instance_frame`
+    (``failed``, ``solved``, ``proved_gap``...) with ``lambda_kind`` ("λ = 0" or "λ > 0")."""
+    df = _instance_frame(tuning)
     df["lambda_kind"] = np.where(df["split_penalty"] == 0, "λ = 0", "λ > 0")
     return df
 
@@ -319,23 +306,19 @@ BASELINE = {"λ = 0": "BinOCT", "λ > 0": "OCT"}   # the methods the paper measu
 
 
 def in_sample_summary(instances: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 3 in numbers, per λ kind and method: instances, solved, largest proved gap, and the paper's
-    speed-up measure. The baseline (BinOCT for λ = 0, OCT for λ > 0) solves N instances within the limit,
-    the N-th of them after ``baseline_time_s``; ``time_to_match_s`` is when the method has solved N, and
-    ``speedup_vs_baseline = baseline_time_s / time_to_match_s`` (the paper: 3600 s / 140 s and 3600 s / 70 s)."""
-    rows = []
+    """Fig. 3 in numbers, per λ kind and method: instances (finished fits), ``n_failed`` (fits that raised:
+    left out of every other number), solved, largest proved gap, and the paper's speed-up measure
+    (`odtlib.experiments.protocol.time_to_match`). The baseline (BinOCT for λ = 0, OCT for λ > 0) solves N
+    instances within the limit, the N-th of them after ``baseline_time_s``; ``time_to_match_s`` is when the
+    method has solved N, and ``speedup_vs_baseline = baseline_time_s / time_to_match_s`` (the paper:
+    3600 s / 140 s and 3600 s / 70 s)."""
+    tables = []
     for kind, group in instances.groupby("lambda_kind", sort=True):
         baseline = BASELINE[kind]
-        solved_times = {method: np.sort(runs.loc[runs["solved"], "solve_runtime"].to_numpy(dtype=float))
-                        for method, runs in group.groupby("method", sort=True)}
-        target = len(solved_times.get(baseline, []))
-        baseline_time = solved_times[baseline][target - 1] if target else np.nan
-        for method, runs in group.groupby("method", sort=True):
-            times = solved_times[method]
-            match = times[target - 1] if 0 < target <= len(times) else np.nan
-            rows.append({"lambda_kind": kind, "method": method, "instances": len(runs), "solved": len(times),
-                         "max_proved_gap_pct": 100 * runs["proved_gap"].max(),
-                         "baseline": baseline if target else "", "baseline_solved": target,
-                         "baseline_time_s": baseline_time, "time_to_match_s": match,
-                         "speedup_vs_baseline": baseline_time / match if match > 0 else np.nan})
-    return pd.DataFrame(rows)
+        table = time_to_match(group, baseline).sort_values("method", ignore_index=True)
+        gaps = group[~group["failed"]].groupby("method")["proved_gap"].max()
+        table.insert(0, "lambda_kind", kind)
+        table.insert(5, "max_proved_gap_pct", 100 * table["method"].map(gaps))
+        table.insert(6, "baseline", baseline if table["baseline_solved"].iloc[0] else "")
+        tables.append(table.rename(columns={"speedup": "speedup_vs_baseline"}))
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()

@@ -29,20 +29,20 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 import pandas as pd
 
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.store import ResultStore, config_key
+from odtlib.experiments.protocol import failure_note, instance_frame, paper_data, results_of, select_profile
 
 __all__ = [
     "DATASETS", "DEPTHS", "LAMBDAS", "METHODS", "PROFILES", "PUBLISHED_OPTIMA", "STUDIES", "Profile",
     "compare_study", "get_profile", "grid", "instance_frame", "load", "make_model", "method_totals",
     "methods_agree", "optimum_crosscheck", "ordering", "paper_table", "results_of", "run", "solved_time_gap",
-    "streed_objective", "table1_ours", "tableA1_ours", "tableA1_paper", "time_to_match",
+    "speedup_verdict", "streed_objective", "table1_ours", "tableA1_ours", "tableA1_paper", "time_to_match",
 ]
 
 # ------------------------------------------------------------------------------------------ the grid
@@ -226,19 +226,13 @@ PROFILES = {
 
 def get_profile(name: str, time_limit: float | None = None) -> Profile:
     """The named profile, with its per-solve time limit replaced by ``time_limit`` if given."""
-    if name not in PROFILES:
-        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {name!r}")
-    profile = PROFILES[name]
-    return profile if time_limit is None else replace(profile, time_limit=float(time_limit))
+    return select_profile(PROFILES, name, time_limit)
 
 
 # -------------------------------------------------------------------------------------------- runs
-@cache
 def load(dataset: str, encoding: str = ONE_HOT) -> tuple[pd.DataFrame, pd.Series]:
     """The binary data of paper 003 (Table A.1) for one dataset-encoding, cached per process."""
-    from odtlib.data import paper_dataset
-
-    X, y, _groups = paper_dataset("003", dataset, encoding=encoding)
+    X, y, _groups = paper_data("003", dataset, encoding)
     return X, y
 
 
@@ -287,45 +281,27 @@ def grid(profile: Profile, solver: str = "scip", threads: int = 1) -> Grid:
     return runs
 
 
-def results_of(store: ResultStore, configs) -> pd.DataFrame:
-    """The stored records of exactly these configs (a store may also hold other profiles' runs)."""
-    keys = {config_key(config) for config in configs}
-    frame = store.to_frame()
-    return frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
-
-
 # ------------------------------------------------------------------------------------------ tables
 INSTANCE = ["dataset", "encoding", "depth", "leaf_penalty"]
 
 
-def instance_frame(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per run with ``solved`` (proved optimal), ``solve_runtime`` (s), ``proved_gap`` (0-1: 0 when
-    solved, the solver's relative gap otherwise, 1 when there is no gap: a failed run or no incumbent)
-    and ``gap_pct`` (the solver's gap in %, NaN when unknown)."""
-    df = results.copy()
-    df["solved"] = (df["status"] == "ok") & (df["solve_status"] == "optimal")
-    gap = pd.to_numeric(df["solve_gap"], errors="coerce") if "solve_gap" in df else pd.Series(np.nan, df.index)
-    df["gap_pct"] = 100 * gap
-    df["proved_gap"] = np.where(df["solved"], 0.0, gap.fillna(1.0).clip(0, 1))
-    df["solve_runtime"] = pd.to_numeric(df["solve_runtime"], errors="coerce")
-    return df
-
-
 def solved_time_gap(instances: pd.DataFrame, by=("dataset", "method")) -> pd.DataFrame:
-    """The paper's three numbers per group: ``n_solved``, ``mean_time_solved_s`` (mean runtime of the
-    solved instances), ``mean_gap_unsolved_pct`` (mean gap in % of the unsolved ones; NaN if all are
-    solved or no unsolved one has a gap), with ``n_instances``, ``pct_solved`` and ``n_failed`` (runs that
-    raised: counted as unsolved without a gap)."""
+    """The paper's three numbers per group of `instance_frame` rows: ``n_solved``, ``mean_time_solved_s``
+    (mean runtime of the solved instances), ``mean_gap_unsolved_pct`` (mean gap in % of the unsolved ones;
+    NaN if all are solved or no unsolved one has a gap), with ``n_instances`` (finished runs),
+    ``pct_solved`` (of the finished runs; NaN if every run failed) and ``n_failed`` (runs that raised:
+    failures, left out of every other number)."""
     by = list(by)
     rows = []
     for key, group in instances.groupby(by, sort=False):
-        solved, unsolved = group[group["solved"]], group[~group["solved"]]
+        finished = group[~group["failed"]]
+        solved, unsolved = finished[finished["solved"]], finished[~finished["solved"]]
         rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))),
-                     "n_instances": len(group), "n_solved": len(solved),
-                     "pct_solved": 100 * len(solved) / len(group),
+                     "n_instances": len(finished), "n_solved": len(solved),
+                     "pct_solved": 100 * len(solved) / len(finished) if len(finished) else np.nan,
                      "mean_time_solved_s": solved["solve_runtime"].mean() if len(solved) else np.nan,
                      "mean_gap_unsolved_pct": unsolved["gap_pct"].mean() if len(unsolved) else np.nan,
-                     "n_failed": int((group["status"] != "ok").sum())})
+                     "n_failed": len(group) - len(finished)})
     return pd.DataFrame(rows)
 
 
@@ -364,13 +340,15 @@ def compare_study(ours: pd.DataFrame, paper: pd.DataFrame, profile: Profile, tol
     ``pct_solved`` (share of the dataset's instances proved optimal) is compared with ``tolerance``
     percentage points and a ``scope`` note saying how our grid differs (fewer instances, shorter limit);
     times and gaps are printed side by side, with ``time_verdict`` "not comparable" unless our grid is
-    the paper's (same instances, one hour).
+    the paper's (same instances, one hour). A cell with failed runs (``ours_n_failed``) is not comparable.
     """
     from odtlib.experiments.reference import compare
 
     keep = paper["dataset"].isin(ours["dataset"]) & paper["method"].isin(ours["method"])
     paper = paper[keep]
-    table = compare(ours, paper, on=["dataset", "method"], value="pct_solved", tolerance=tolerance, agg=None)
+    ours = ours.assign(reason=[failure_note(n) for n in ours["n_failed"]])
+    table = compare(ours, paper, on=["dataset", "method"], value="pct_solved", tolerance=tolerance, agg=None,
+                    ours_reason="reason")
     table = table.rename(columns={"paper": "paper_pct_solved", "ours": "ours_pct_solved"})
     cols = ["n_instances", "n_solved", "mean_time_solved_s", "mean_gap_unsolved_pct"]
     table = table.merge(paper[["dataset", "method", *cols]].add_prefix("paper_").rename(
@@ -379,17 +357,21 @@ def compare_study(ours: pd.DataFrame, paper: pd.DataFrame, profile: Profile, tol
         columns={"ours_dataset": "dataset", "ours_method": "method"}), how="left")
     table["scope"] = [_scope(profile, int(p), int(o)) if pd.notna(p) and pd.notna(o) else "missing on one side"
                       for p, o in zip(table["paper_n_instances"], table["ours_n_instances"])]
-    table["time_verdict"] = ["comparable" if not scope else "not comparable: " + scope for scope in table["scope"]]
+    failures = [failure_note(n) if pd.notna(n) else "" for n in table["ours_n_failed"]]
+    table["time_verdict"] = ["; ".join(filter(None, (scope, failed))) for scope, failed in zip(table["scope"], failures)]
+    table["time_verdict"] = ["not comparable: " + why if why else "comparable" for why in table["time_verdict"]]
     return table
 
 
 def method_totals(ours: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     """Per method, over the datasets we ran: instances solved and their share, ours and the paper's,
-    and each side's rank (1 = most solved; ties share a rank): the ordering is what should carry over."""
+    and each side's rank (1 = most solved; ties share a rank): the ordering is what should carry over.
+    Our side also sums ``n_failed`` (failed runs are not instances)."""
     paper = paper[paper["dataset"].isin(ours["dataset"]) & paper["method"].isin(ours["method"])]
     sides = []
     for side, frame in (("ours", ours), ("paper", paper)):
-        total = frame.groupby("method", sort=False)[["n_solved", "n_instances"]].sum()
+        counts = [c for c in ("n_solved", "n_instances", "n_failed") if c in frame]
+        total = frame.groupby("method", sort=False)[counts].sum()
         total["pct_solved"] = 100 * total["n_solved"] / total["n_instances"]
         total["rank"] = total["pct_solved"].rank(ascending=False, method="min").astype(int)
         sides.append(total.add_prefix(f"{side}_"))
@@ -485,21 +467,31 @@ def methods_agree(instances: pd.DataFrame) -> pd.DataFrame:
     return table.assign(agree=spread <= AGREEMENT_TOLERANCE).reset_index()
 
 
-def time_to_match(instances: pd.DataFrame, time_limit: float, baseline: str = "BendOCT") -> pd.DataFrame:
+def time_to_match(instances: pd.DataFrame, time_limit: float, baseline: str = "BendOCT",
+                  profile: Profile | None = None) -> pd.DataFrame:
     """The paper's speed-up measure (Sec. 6.3: BendOCT solves 582 instances in 1 h, the accelerated model
     as many within 12 s, "300x"): per method, instances solved, the time by which it has solved as many
     as ``baseline`` solves within the limit (``time_to_match_s``; NaN if it never does) and
-    ``speedup = time_limit / time_to_match_s``."""
-    solved_times = {method: np.sort(group.loc[group["solved"], "solve_runtime"].to_numpy(dtype=float))
-                    for method, group in instances.groupby("method", sort=False)}
-    target = len(solved_times.get(baseline, []))
-    rows = []
-    for method, times in solved_times.items():
-        match = times[target - 1] if 0 < target <= len(times) else np.nan
-        rows.append({"method": method, "instances": int((instances["method"] == method).sum()),
-                     "solved": len(times), "baseline_solved": target, "time_to_match_s": match,
-                     "speedup": time_limit / match if match > 0 else np.nan})
-    return pd.DataFrame(rows)
+    ``speedup = time_limit / time_to_match_s`` (see `odtlib.experiments.protocol.time_to_match`). With
+    ``profile``, a ``speedup_verdict`` column says whether the speed-ups can stand beside the paper's."""
+    from odtlib.experiments.protocol import time_to_match as measure
+
+    table = measure(instances, baseline, time_limit)
+    if profile is not None:
+        table["speedup_verdict"] = speedup_verdict(profile) or "comparable with the paper's 300x"
+    return table
+
+
+def speedup_verdict(profile: Profile) -> str:
+    """"" when the profile runs the paper's grid and limit, else why its speed-ups are "not comparable"
+    with the paper's 300x (a speed-up measured against a 20 s limit on a few instances means nothing
+    beside one measured against an hour on 1620)."""
+    paper = PROFILES["paper"]
+    if profile.n_instances == paper.n_instances and profile.time_limit == paper.time_limit:
+        return ""
+    return (f"not comparable: the {profile.name} profile runs {profile.n_instances} of the paper's "
+            f"{paper.n_instances} instances per method with a {profile.time_limit:g} s limit "
+            f"(paper: {paper.time_limit:g} s)")
 
 
 def ordering(totals: pd.DataFrame, side: str) -> str:

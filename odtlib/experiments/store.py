@@ -8,7 +8,9 @@ config). Why one file per record rather than one JSON-lines file:
   nothing (at worst a ``*.part`` file, which is ignored) — never a torn line;
 * "is this config done?" is an ``exists()`` on its key, so reruns skip finished runs without
   parsing anything, and a config can never be stored twice (a retried failure replaces its file);
-* several writers (e.g. two drivers on a shared disk) need no lock.
+* several writers (e.g. two drivers on a shared disk) need no lock;
+* records get the permissions of the process umask (like any file the user creates, typically
+  ``rw-r--r--``), so collaborators and Dask workers running as other users can read them.
 
 A few thousand small files per experiment is well within what any file system handles; call
 `ResultStore.to_frame` (or `ResultStore.export`) to get one table.
@@ -19,7 +21,7 @@ import hashlib
 import json
 import math
 import os
-import tempfile
+import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -110,13 +112,15 @@ class ResultStore:
     def put(self, record: Mapping[str, Any]) -> Path:
         """Write ``record`` atomically (temp file + fsync + ``os.replace``); returns its path.
 
-        The record must carry its ``key``; an existing record with the same key is replaced.
+        The record must carry its ``key``; an existing record with the same key is replaced. The file's
+        mode is 0o666 minus the process umask (``tempfile.mkstemp`` would make it 0o600).
         """
         key = record.get("key")
         if not key:
             raise ValueError("record has no 'key' (build records with odtlib.experiments.run_one)")
         text = json.dumps(_jsonable(record), sort_keys=True, allow_nan=False)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".part", dir=self.path)
+        tmp = self.path / f".{key[:16]}-{uuid.uuid4().hex}.part"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)

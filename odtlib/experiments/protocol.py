@@ -1,0 +1,106 @@
+"""Protocol helpers shared by the paper modules (`paper000`, `paper001`, `paper003`) and their notebooks.
+
+* `select_profile` — a named profile of a paper, optionally with another per-solve time limit;
+* `paper_data` — a paper's encoded dataset, cached per process;
+* `results_of` — the stored records of exactly the configs of a grid;
+* `instance_frame` — one row per optimisation instance with ``solved``, ``failed`` and gaps;
+* `time_to_match` — the papers' speed-up measure (time to solve as many instances as a baseline);
+* `failure_note` — why a table cell holding failed runs is not comparable.
+
+A failed run (its run function raised: unknown solver, missing data, a bug) is a *failure*, never an
+unsolved instance: it has no runtime and no gap, so it is left out of every solved / time / gap number
+and counted in ``n_failed`` instead.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from functools import cache
+
+import numpy as np
+import pandas as pd
+
+from odtlib.experiments.store import ResultStore, config_key
+
+
+def select_profile(profiles: Mapping[str, object], name: str, time_limit: float | None = None):
+    """``profiles[name]``; with ``time_limit`` (seconds) its limits replaced: through the profile's
+    ``with_time_limit`` method when it has one (several limits), else its ``time_limit`` field."""
+    if name not in profiles:
+        raise ValueError(f"profile must be one of {sorted(profiles)}, got {name!r}")
+    profile = profiles[name]
+    if time_limit is None:
+        return profile
+    if hasattr(profile, "with_time_limit"):
+        return profile.with_time_limit(time_limit)
+    return dataclasses.replace(profile, time_limit=float(time_limit))
+
+
+@cache
+def paper_data(paper: str, dataset: str, encoding: str | None = None):
+    """``odtlib.data.paper_dataset(paper, dataset, encoding)``: (X, y, groups), cached per process."""
+    from odtlib.data import paper_dataset
+
+    if encoding is None:
+        return paper_dataset(paper, dataset)
+    return paper_dataset(paper, dataset, encoding=encoding)
+
+
+def results_of(store: ResultStore, configs: Iterable[Mapping]) -> pd.DataFrame:
+    """The stored records of exactly these configs (a store may also hold other profiles' runs)."""
+    keys = {config_key(config) for config in configs}
+    frame = store.to_frame()
+    return frame[frame["key"].isin(keys)].reset_index(drop=True) if len(frame) else frame
+
+
+def instance_frame(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per run with ``failed`` (the run raised), ``solved`` (proved optimal), ``solve_runtime``
+    (s), ``gap_pct`` (the solver's relative gap in %, NaN when unknown) and ``proved_gap`` (0-1: 0 when
+    solved, the solver's gap otherwise, 1 for a finished run without a gap, NaN for a failed run).
+
+    Exact optimality is proved with an absolute gap below the objective's granularity, which may leave
+    a tiny relative gap: a solved instance counts as gap 0."""
+    df = results.copy()
+    df["failed"] = df["status"] != "ok"
+    status = df["solve_status"] if "solve_status" in df else pd.Series(None, index=df.index, dtype=object)
+    df["solved"] = ~df["failed"] & (status == "optimal")
+    gap = pd.to_numeric(df["solve_gap"], errors="coerce") if "solve_gap" in df else pd.Series(np.nan, df.index)
+    df["gap_pct"] = 100 * gap
+    df["proved_gap"] = np.where(df["solved"], 0.0, gap.fillna(1.0).clip(0, 1))
+    df.loc[df["failed"], "proved_gap"] = np.nan
+    runtime = df["solve_runtime"] if "solve_runtime" in df else pd.Series(np.nan, index=df.index)
+    df["solve_runtime"] = pd.to_numeric(runtime, errors="coerce")
+    return df
+
+
+def time_to_match(instances: pd.DataFrame, baseline: str, time_limit: float | None = None) -> pd.DataFrame:
+    """The papers' speed-up measure, per method of `instance_frame` rows.
+
+    The baseline solves N instances (``baseline_solved``), the N-th after ``baseline_time_s``;
+    ``time_to_match_s`` is when a method has solved N (NaN if it never does) and ``speedup`` is
+    ``time_limit / time_to_match_s`` (paper 003: 3600 s / 12 s), or ``baseline_time_s /
+    time_to_match_s`` without a limit (paper 001). ``instances`` counts the finished runs, ``n_failed``
+    the failed ones (neither solved nor unsolved)."""
+    finished = instances[~instances["failed"]]
+    solved_times = {method: np.sort(finished.loc[(finished["method"] == method) & finished["solved"],
+                                                 "solve_runtime"].to_numpy(dtype=float))
+                    for method in instances["method"].drop_duplicates()}
+    target = len(solved_times.get(baseline, []))
+    baseline_time = solved_times[baseline][target - 1] if target else np.nan
+    reference = baseline_time if time_limit is None else time_limit
+    rows = []
+    for method, times in solved_times.items():
+        match = times[target - 1] if 0 < target <= len(times) else np.nan
+        rows.append({"method": method, "instances": int((finished["method"] == method).sum()),
+                     "n_failed": int((instances.loc[instances["failed"], "method"] == method).sum()),
+                     "solved": len(times), "baseline_solved": target, "baseline_time_s": baseline_time,
+                     "time_to_match_s": match, "speedup": reference / match if match > 0 else np.nan})
+    return pd.DataFrame(rows)
+
+
+def failure_note(n_failed: int, n_runs: int | None = None) -> str:
+    """The not-comparable reason of a cell with failed runs ("" when none failed)."""
+    if not n_failed:
+        return ""
+    of = f" of {int(n_runs)}" if n_runs is not None else ""
+    return f"ours: {int(n_failed)}{of} run(s) failed (see the failed runs)"
