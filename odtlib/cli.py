@@ -1,12 +1,68 @@
-"""Command line: ``odtlib datasets | fit | reproduce`` (also ``python -m odtlib``)."""
+"""Command line: ``odtlib datasets | fit | reproduce`` (also ``python -m odtlib``).
+
+Results go to stdout; progress (one line per solve or notebook), warnings and errors go to stderr.
+A problem the user can fix (unknown or missing solver, unavailable data, bad parameters, a time
+limit too short for any tree, a model too large for memory) is one line
+``odtlib <command>: error: ...`` that says the fix in command-line terms, with exit status 2.
+Ctrl-C exits with status 130.
+"""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
+import os
+import re
 import sys
-from collections.abc import Sequence
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import TextIO
+from importlib import metadata
+from pathlib import Path
 
 from odtlib.experiments.batch import PROFILES
+from odtlib.solvers import SOLVERS, SolverNotAvailableError, available_solvers
+
+DEFAULT_ENCODING = "QT-5"
+DEFAULT_TIME_LIMIT = 60.0
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+# Python spellings in library messages -> what to type on the command line
+_CLI_WORDING = (
+    (re.compile(r"\bwarm_start\s*=\s*(?:True|'cart')"), "--param warm_start=true"),
+    (re.compile(r"\bwarm_start\s*=\s*False"), "--param warm_start=false"),
+    (re.compile(r"\btime_limit\b"), "--time-limit"),
+)
+
+
+class CommandError(Exception):
+    """A mistake on the command line, reported as one line (exit status 2)."""
+
+
+# ---------------------------------------------------------------------------------------------- parser
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    """argparse type: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
 
 
 def _parse_value(text: str):
@@ -17,47 +73,210 @@ def _parse_value(text: str):
         return text
 
 
+def estimator_names() -> list[str]:
+    """The classifiers of ``odtlib.models`` (the names in its ``__all__`` that are estimators)."""
+    import odtlib.models
+
+    base = odtlib.models.ODTClassifier
+    return [name for name in odtlib.models.__all__
+            if isinstance(cls := getattr(odtlib.models, name), type) and issubclass(cls, base) and cls is not base]
+
+
+def _version() -> str:
+    """The installed distribution's version (``unknown`` when odtlib runs from an uninstalled tree)."""
+    try:
+        return metadata.version("odtlib")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Adds "(default: X)" to the help of every option whose default is a value (not None, off or empty)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is False or action.default == []:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _subparser(sub, name: str, help_text: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".",
+                          formatter_class=_HelpFormatter)
+
+
+def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
+    models = estimator_names()
+    fit.add_argument("--dataset", required=True, help="dataset name (see `odtlib datasets`)")
+    fit.add_argument("--variant", help="dataset variant (odtlib.data.load_dataset); ignored with --paper")
+    fit.add_argument("--paper", help="fit on the paper's encoded data: odtlib.data.paper_dataset(PAPER, DATASET)")
+    fit.add_argument("--encoding", metavar="ENCODING",
+                     help=f"binary encoding of numeric columns: onehot (every distinct value), QB-k (k quantile "
+                          f"buckets) or QT-k (thresholds at the k-quantiles), k >= 2; categorical columns are "
+                          f"always one-hot (default: {DEFAULT_ENCODING}; with --paper, the paper's encoding)")
+    fit.add_argument("--model", default="FlowOCT", choices=models, metavar="MODEL",
+                     help=f"formulation, a class of odtlib.models: {', '.join(models)}")
+    fit.add_argument("--depth", type=_positive_int, default=2, help="maximum depth of the tree")
+    fit.add_argument("--solver", default="highs", choices=SOLVERS, help="MIP solver")
+    fit.add_argument("--time-limit", type=_positive_float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                     help="seconds for the solver; the command line always sets a limit, while in Python "
+                          "time_limit=None (the estimators' default) means no limit")
+    fit.add_argument("--threads", type=_positive_int, default=1, help="solver threads")
+    fit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                     help="another estimator parameter, repeatable; VALUE is JSON when it parses "
+                          "(e.g. --param split_penalty=0.1 --param warm_start=false)")
+
+
+def _add_reproduce_arguments(rep: argparse.ArgumentParser) -> None:
+    rep.add_argument("--papers", nargs="*", help="paper numbers, e.g. 000 001 (default: every notebook found)")
+    rep.add_argument("--profile", choices=PROFILES, default="quick",
+                     help="smoke: seconds; quick: minutes on 2 cores; paper: the paper's protocol")
+    rep.add_argument("--jobs", type=_positive_int, default=1, help="parallel runs inside each notebook (n_jobs)")
+    rep.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    rep.add_argument("--solver", default="highs", choices=SOLVERS, help="MIP solver passed to the notebooks")
+    rep.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="seconds per solve (default: the profile's)")
+    rep.add_argument("--output", default="results/reproduce", help="output folder")
+    rep.add_argument("--notebooks-dir",
+                     help="folder of the paper<NNN>_*.ipynb notebooks (default: ./notebooks, else the "
+                          "notebooks/ folder of the odtlib checkout this package is installed from)")
+    rep.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help="per-cell execution timeout in seconds")
+    rep.add_argument("--log-output", action="store_true",
+                     help="stream the notebooks' output and the kernel's messages to stderr")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="odtlib", description="Optimal decision trees by MIP: "
                                      "datasets, single fits and batch reproduction of the papers.")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    datasets = sub.add_parser("datasets", help="list the registered datasets with rows and classes")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    datasets = _subparser(sub, "datasets", "list the registered datasets with rows and classes")
     datasets.add_argument("--names-only", action="store_true", help="do not load the data (no counts)")
-
-    fit = sub.add_parser("fit", help="fit one model on one dataset and print the tree and the solve result")
-    fit.add_argument("--dataset", required=True, help="dataset name (see `odtlib datasets`)")
-    fit.add_argument("--variant", help="dataset variant (load_dataset); ignored with --paper")
-    fit.add_argument("--paper", help="use the paper's encoded data: odtlib.data.paper_dataset(PAPER, DATASET)")
-    fit.add_argument("--encoding", help="encoding for --paper datasets with numeric features, e.g. QB-5")
-    fit.add_argument("--model", default="FlowOCT", help="class name in odtlib.models (default FlowOCT)")
-    fit.add_argument("--depth", type=int, default=2)
-    fit.add_argument("--solver", default="highs")
-    fit.add_argument("--time-limit", type=float, default=60.0, help="seconds (default 60)")
-    fit.add_argument("--threads", type=int, default=1)
-    fit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                     help="other estimator parameter, repeatable (e.g. --param split_penalty=0.1)")
-
-    rep = sub.add_parser("reproduce", help="execute the paper notebooks with papermill and write a report")
-    rep.add_argument("--papers", nargs="*", help="paper numbers, e.g. 000 001 (default: all notebooks present)")
-    rep.add_argument("--profile", choices=PROFILES, default="quick")
-    rep.add_argument("--jobs", type=int, default=1, help="parallel runs inside each notebook (n_jobs)")
-    rep.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
-    rep.add_argument("--solver", default="highs")
-    rep.add_argument("--time-limit", type=float, help="seconds per solve (default: the profile's)")
-    rep.add_argument("--output", default="results/reproduce", help="output folder (default results/reproduce)")
-    rep.add_argument("--notebooks-dir", default="notebooks", help="folder of paper<NNN>_*.ipynb (default notebooks)")
-    rep.add_argument("--timeout", type=float, help="per-cell execution timeout in seconds")
-    rep.add_argument("--log-output", action="store_true", help="stream the notebooks' output")
+    _add_fit_arguments(_subparser(sub, "fit", "fit one model on one dataset and print the tree and the solve result"))
+    _add_reproduce_arguments(_subparser(sub, "reproduce", "execute the paper notebooks with papermill and "
+                                        "write a report"))
     return parser
 
 
-def _cmd_datasets(args) -> int:
+# ---------------------------------------------------------------------------------------------- helpers
+def cli_wording(message: str) -> str:
+    """``message`` with Python parameter spellings replaced by the command-line options."""
+    for pattern, option in _CLI_WORDING:
+        message = pattern.sub(option, message)
+    return message
+
+
+def check_solver(name: str) -> None:
+    """Fail early, before loading data, when ``name`` is not installed here (argparse checks it is known)."""
+    from odtlib.solvers.core import backend_class
+
     try:
-        from odtlib.data import list_datasets, load_dataset
-    except ImportError as exc:
-        print(f"odtlib.data is not available: {exc}", file=sys.stderr)
-        return 2
+        backend_class(name)
+    except SolverNotAvailableError as exc:
+        installed = ", ".join(available_solvers()) or "none"
+        raise CommandError(f"{exc}; or choose an installed solver with --solver ({installed})") from None
+
+
+def make_encoder(name: str):
+    """An unfitted encoder for ``--encoding``: ``onehot``, ``QB-k`` or ``QT-k`` (the names of
+    :mod:`odtlib.data.papers`, whose scheme table this reuses); two-valued columns keep one indicator."""
+    from odtlib.data.papers import _ENCODERS
+    from odtlib.encoders import OneHotEncoder
+
+    key = name.strip().upper().replace("_", "-")
+    if key == "ONEHOT":
+        return OneHotEncoder(drop_binary=True)
+    scheme, _, k = key.partition("-")
+    if scheme not in _ENCODERS or not k.isdigit() or int(k) < 2:
+        raise CommandError(f"unknown --encoding {name!r}: use onehot, "
+                           f"{', '.join(f'{s}-k' for s in _ENCODERS)} with an integer k >= 2 (e.g. {DEFAULT_ENCODING})")
+    return _ENCODERS[scheme](k=int(k), drop_binary=True)
+
+
+def _load_xy(args):
+    """The binary training data: the paper's encoding with ``--paper``, else ``--encoding`` of the dataset."""
+    from odtlib import data
+
+    if args.paper:
+        X, y, _groups = data.paper_dataset(args.paper, args.dataset, encoding=args.encoding)
+        return X, y
+    encoder = make_encoder(args.encoding or DEFAULT_ENCODING)
+    dataset = data.load_dataset(args.dataset, args.variant)
+    return encoder.fit_transform(dataset.X, dataset.y), dataset.y
+
+
+def _estimator_params(args, model_cls) -> dict:
+    """Keyword arguments for the estimator: the options it accepts, then every ``--param``."""
+    accepted = model_cls().get_params()
+    params = {"depth": args.depth, "solver": args.solver, "time_limit": args.time_limit, "threads": args.threads}
+    params = {k: v for k, v in params.items() if k in accepted}
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        if not sep or name not in accepted:
+            raise CommandError(f"bad --param {item!r}: expected NAME=VALUE with NAME one of "
+                               f"{', '.join(sorted(accepted))}")
+        params[name] = _parse_value(value)
+    return params
+
+
+@contextlib.contextmanager
+def _progress(what: str) -> Iterator[dict]:
+    """One progress line on stderr: ``what ...`` now, then the outcome the block puts in
+    ``outcome["status"]`` (or ``failed``/``interrupted``) and the elapsed time."""
+    print(f"{what} ... ", end="", file=sys.stderr, flush=True)
+    outcome = {"status": "done"}
+    tic = time.perf_counter()
+    try:
+        yield outcome
+    except KeyboardInterrupt:
+        outcome["status"] = "interrupted"
+        raise
+    except BaseException:
+        outcome["status"] = "failed"
+        raise
+    finally:
+        print(f"{outcome['status']} in {time.perf_counter() - tic:.1f} s", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _notebook_chatter(shown: bool) -> Iterator[TextIO]:
+    """Keep stdout for results while notebooks run: yields a stream on the real stderr (for progress)
+    and points file descriptors 1 and 2, which the kernels papermill starts inherit and C libraries
+    write to, at stderr when ``shown`` (with papermill's log of the cells' output), else at /dev/null."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    progress = os.fdopen(os.dup(saved[2]), "w", buffering=1)
+    target = os.dup(saved[2]) if shown else os.open(os.devnull, os.O_WRONLY)
+    handler = logging.StreamHandler(progress)
+    papermill_log = logging.getLogger("papermill")
+    if shown:
+        papermill_log.addHandler(handler)
+        papermill_log.setLevel(logging.INFO)
+    try:
+        os.dup2(target, 1)
+        os.dup2(target, 2)
+        yield progress
+    finally:
+        papermill_log.removeHandler(handler)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(target)
+        progress.close()
+
+
+def kept_runs(output: str | os.PathLike) -> int:
+    """Run records the notebooks stored under ``output`` (``paper<NNN>/results/<experiment>/``)."""
+    from odtlib.experiments.store import ResultStore
+
+    return sum(len(ResultStore(folder)) for folder in Path(output).glob("paper*/results/*") if folder.is_dir())
+
+
+# ---------------------------------------------------------------------------------------------- commands
+def _cmd_datasets(args) -> int:
+    from odtlib.data import list_datasets, load_dataset
+
     names = list_datasets()
     if args.names_only:
         print("\n".join(names))
@@ -77,49 +296,22 @@ def _cmd_datasets(args) -> int:
     return 1 if failed else 0
 
 
-def _load_xy(args, model_cls):
-    from odtlib import data
-
-    if args.paper:
-        X, y, _groups = data.paper_dataset(args.paper, args.dataset, encoding=args.encoding)
-        return X, y
-    dataset = data.load_dataset(args.dataset, args.variant)
-    X = dataset.X
-    if getattr(model_cls, "requires_binary_features", False):
-        from odtlib.encoders import OneHotEncoder
-
-        X = OneHotEncoder().fit_transform(X)
-    return X, dataset.y
-
-
-def _model_class(name: str):
-    """The estimator class ``odtlib.models.<name>``, or None."""
-    import odtlib.models
-
-    estimators = set(odtlib.models.__all__) - {"ODTClassifier"}
-    return getattr(odtlib.models, name) if name in estimators else None
-
-
 def _cmd_fit(args) -> int:
     import odtlib.models
 
-    model_cls = _model_class(args.model)
-    if model_cls is None:
-        known = sorted(set(odtlib.models.__all__) - {"ODTClassifier"})
-        print(f"unknown model {args.model!r}; odtlib.models provides: {', '.join(known) or 'none yet'}",
-              file=sys.stderr)
-        return 2
-    accepted = model_cls().get_params()
-    params = {"depth": args.depth, "solver": args.solver, "time_limit": args.time_limit, "threads": args.threads}
-    params = {k: v for k, v in params.items() if k in accepted}
-    for item in args.param:
-        name, sep, value = item.partition("=")
-        if not sep or name not in accepted:
-            print(f"bad --param {item!r}: expected NAME=VALUE with NAME in {sorted(accepted)}", file=sys.stderr)
-            return 2
-        params[name] = _parse_value(value)
-    X, y = _load_xy(args, model_cls)
-    model = model_cls(**params).fit(X, y)
+    model_cls = getattr(odtlib.models, args.model)
+    check_solver(args.solver)
+    params = _estimator_params(args, model_cls)
+    X, y = _load_xy(args)
+    depth = f" depth={params['depth']}" if "depth" in params else ""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with _progress(f"fit {args.model}{depth} on {args.dataset} ({X.shape[0]} rows x {X.shape[1]} features)") \
+                as outcome:
+            model = model_cls(**params).fit(X, y)
+            outcome["status"] = model.solve_result_.status
+    for warning in caught:
+        print(f"odtlib fit: warning: {cli_wording(str(warning.message))}", file=sys.stderr)
     print(f"{args.model}({', '.join(f'{k}={v!r}' for k, v in params.items())}) on {args.dataset}: "
           f"{X.shape[0]} rows x {X.shape[1]} features, training accuracy {model.score(X, y):.4f}")
     print(model.tree_.to_text())
@@ -131,9 +323,17 @@ def _cmd_fit(args) -> int:
 def _cmd_reproduce(args) -> int:
     from odtlib.experiments.batch import reproduce
 
-    runs = reproduce(papers=args.papers, profile=args.profile, n_jobs=args.jobs, scheduler=args.scheduler,
-                     output_dir=args.output, notebooks_dir=args.notebooks_dir, solver=args.solver,
-                     time_limit=args.time_limit, execution_timeout=args.timeout, log_output=args.log_output)
+    check_solver(args.solver)
+    try:
+        with _notebook_chatter(shown=args.log_output) as progress:
+            runs = reproduce(papers=args.papers, profile=args.profile, n_jobs=args.jobs, scheduler=args.scheduler,
+                             output_dir=args.output, notebooks_dir=args.notebooks_dir, solver=args.solver,
+                             time_limit=args.time_limit, execution_timeout=args.timeout,
+                             log_output=args.log_output, progress=progress)
+    except KeyboardInterrupt:
+        print(f"odtlib reproduce: interrupted; rerun the same command to resume "
+              f"({kept_runs(args.output)} runs kept in {args.output})", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if not runs:
         print(f"odtlib reproduce: no paper<NNN>_*.ipynb notebooks in {args.notebooks_dir}", file=sys.stderr)
         return 1
@@ -144,11 +344,23 @@ def _cmd_reproduce(args) -> int:
     return 1 if any(run.status != "ok" for run in runs) else 0
 
 
+def _fix_for(exc: BaseException) -> str:
+    """The one-line error for an exception the user can act on."""
+    if isinstance(exc, MemoryError):
+        return ("out of memory building or solving the model: use fewer binary features "
+                "(e.g. --encoding QT-3), a smaller --depth or a smaller dataset")
+    return cli_wording(str(exc))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``odtlib`` command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     args = _parser().parse_args(argv)
     command = {"datasets": _cmd_datasets, "fit": _cmd_fit, "reproduce": _cmd_reproduce}[args.command]
     try:
         return command(args)
-    except (FileNotFoundError, KeyError, ValueError) as exc:
-        print(f"odtlib {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        print(f"odtlib {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (CommandError, FileNotFoundError, KeyError, ValueError, RuntimeError, MemoryError) as exc:
+        print(f"odtlib {args.command}: error: {_fix_for(exc)}", file=sys.stderr)
+        return EXIT_ERROR
