@@ -3,7 +3,12 @@
 ``reproduce(...)`` runs ``<notebooks_dir>/paper<NNN>_*.ipynb`` one after the other (each notebook
 parallelises its own grid with ``n_jobs``/``scheduler``), in the notebook's folder, with a kernel
 running this Python; executed copies go to ``<output_dir>/notebooks/``; ``report.md`` and
-``report.html`` in ``<output_dir>`` gather every notebook's status, runtime, tables and figures.
+``report.html`` in ``<output_dir>`` gather every notebook's status, runtime, the settings it really used,
+its verdicts, its failed runs (with their errors) and its tables and figures.
+
+A notebook that ran to the end but whose grid holds failed runs (recorded through
+`ReportWriter.results`) gets the status "runs failed": ``odtlib reproduce`` then exits non-zero, as for
+a notebook that raised.
 """
 from __future__ import annotations
 
@@ -13,12 +18,14 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
-from odtlib.experiments.report import collect_report, markdown_table
+from odtlib.experiments.report import collect_report, config_text, markdown_table
+
+RUNS_FAILED = "runs failed"
 
 PROFILES = ("smoke", "quick", "paper")
 NOTEBOOK_PATTERN = re.compile(r"^paper(\d{3})_.*\.ipynb$")
@@ -29,7 +36,8 @@ CHECKOUT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 @dataclass
 class NotebookRun:
-    """Outcome of one notebook: ``status`` is "ok" or "failed" (``error`` says why)."""
+    """Outcome of one notebook: ``status`` is "ok", "failed" (the notebook raised; ``error`` says why) or
+    "runs failed" (it finished, but ``failed_runs`` runs of its grids raised; ``error`` summarises them)."""
 
     paper: str
     notebook: Path
@@ -37,6 +45,7 @@ class NotebookRun:
     status: str
     runtime: float
     error: str | None = None
+    failed_runs: int = 0
 
 
 def find_notebooks(notebooks_dir: str | os.PathLike, papers=None) -> list[Path]:
@@ -165,39 +174,147 @@ def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: s
             status, error = "failed", _error_text(exc)
         runs.append(NotebookRun(paper, notebook, executed, status, time.perf_counter() - tic, error))
         _progress_end(progress, f"{status} ({runs[-1].runtime:.0f} s)")
+    runs = [with_failed_runs(run, output_dir) for run in runs]
     write_report(runs, output_dir, parameters)
     return runs
 
 
+def with_failed_runs(run: NotebookRun, output_dir: str | os.PathLike) -> NotebookRun:
+    """``run`` with ``failed_runs`` counted from the notebook's ``summary.json``; a notebook that finished
+    with failed runs gets the status "runs failed" and an error naming the first one."""
+    failures = _failures(collect_report(output_dir, run.paper))
+    if not failures:
+        return run
+    error = run.error
+    if run.status == "ok":
+        first = failures[0]
+        error = f"{len(failures)} run(s) failed; first: {first['error']} ({first['experiment']})"
+    return replace(run, status=RUNS_FAILED if run.status == "ok" else run.status, error=error,
+                   failed_runs=len(failures))
+
+
+def _failures(summary: dict | None) -> list[dict]:
+    """The failed runs a notebook recorded: experiment, config, error."""
+    return [{"experiment": experiment, **failure}
+            for experiment, failures in (summary or {}).get("failures", {}).items() for failure in failures]
+
+
 def write_report(runs: list[NotebookRun], output_dir: str | os.PathLike, parameters: dict) -> tuple[Path, Path]:
-    """Write ``report.md`` and ``report.html`` in ``output_dir``: a status line per notebook, then
-    each notebook's tables, texts and figures (from its ``summary.json``)."""
+    """Write ``report.md`` and ``report.html`` in ``output_dir``: the requested parameters, a status line
+    per notebook (with the settings it really used and its failed runs), every notebook's verdicts, the
+    failed runs with their errors, then each notebook's tables, texts and figures (from its
+    ``summary.json``)."""
     output_dir = Path(output_dir)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    status = pd.DataFrame([{"paper": r.paper, "notebook": r.notebook.name, "status": r.status,
-                            "runtime_s": round(r.runtime, 1), "error": r.error or ""} for r in runs])
-    settings = ", ".join(f"{k}={v}" for k, v in parameters.items() if k != "output_dir")
-    md = ["# odtlib reproduction report", "", f"{stamp}; {settings}", "", "## Notebooks", ""]
-    body = [f"<h1>odtlib reproduction report</h1><p>{html.escape(stamp)}; {html.escape(settings)}</p>",
-            "<h2>Notebooks</h2>", status.to_html(index=False, escape=True)]
-    md.append(markdown_table(status) if runs else "(no notebooks)")
+    summaries = {run.paper: collect_report(output_dir, run.paper) for run in runs}
+    requested = ", ".join(f"{k}={v}" for k, v in parameters.items() if k != "output_dir")
+    intro = (f"{stamp}; requested: {requested}. Each notebook's own solver and time limit are in the "
+             "`used` column (a notebook may use other solvers than the one requested).")
+    status = _status_frame(runs, summaries)
+    md = ["# odtlib reproduction report", "", intro, "", "## Notebooks", "",
+          markdown_table(status) if runs else "(no notebooks)"]
+    body = ["<h1>odtlib reproduction report</h1>", f"<p>{_inline_html(intro)}</p>", "<h2>Notebooks</h2>",
+            _table_html(status)]
+    for section_md, section_html in (_verdict_section(runs, summaries), _failure_section(runs, summaries)):
+        md += section_md
+        body += section_html
     for run in runs:
-        summary = collect_report(output_dir, run.paper)
-        title = f"Paper {run.paper}" + (f": {summary['title']}" if summary and summary.get("title") else "")
-        line = f"{run.status}, {run.runtime:.1f} s, executed notebook `{_rel(run.executed, output_dir)}`"
-        md += ["", f"## {title}", "", line]
-        body += [f"<h2>{html.escape(title)}</h2><p>{html.escape(line)}</p>"]
-        if run.error:
-            md += ["", f"Error: `{run.error}`"]
-            body.append(f"<p><b>Error:</b> <code>{html.escape(run.error)}</code></p>")
-        for item in (summary or {}).get("items", []):
-            item_md, item_html = _render_item(item, output_dir)
-            md += ["", *item_md]
-            body.append(item_html)
+        section_md, section_html = _notebook_section(run, summaries[run.paper], output_dir)
+        md += section_md
+        body += section_html
     md_path, html_path = output_dir / "report.md", output_dir / "report.html"
     md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
     html_path.write_text(_HTML_PAGE.format(body="\n".join(body)), encoding="utf-8")
     return md_path, html_path
+
+
+def _status_frame(runs: list[NotebookRun], summaries: dict) -> pd.DataFrame:
+    """One row per notebook: status, runtime, failed runs, the settings it used, the error."""
+    rows = []
+    for run in runs:
+        settings = (summaries[run.paper] or {}).get("settings") or {}
+        rows.append({"paper": run.paper, "notebook": run.notebook.name, "status": run.status,
+                     "runtime_s": round(run.runtime, 1), "failed_runs": run.failed_runs,
+                     "used": "; ".join(f"{k}={v}" for k, v in settings.items()) or "(not reported)",
+                     "error": run.error or ""})
+    return pd.DataFrame(rows)
+
+
+def _verdict_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str], list[str]]:
+    """The verdicts of every notebook (``ReportWriter.verdict`` items), as Markdown and as HTML."""
+    md, body = [], []
+    for run in runs:
+        for item in (summaries[run.paper] or {}).get("items", []):
+            if item.get("verdict") and Path(item["path"]).exists():
+                text = Path(item["path"]).read_text(encoding="utf-8")
+                md += ["", f"### Paper {run.paper}: {item['name']}", "", text]
+                body += [f"<h3>Paper {html.escape(run.paper)}: {html.escape(item['name'])}</h3>", _markdown_html(text)]
+    if not md:
+        return [], []
+    return ["", "## Verdicts", *md], ["<h2>Verdicts</h2>", *body]
+
+
+def _failure_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str], list[str]]:
+    """Every failed run with its error (none: an empty section is left out)."""
+    rows = [{"paper": run.paper, **failure, "config": config_text(failure["config"])}
+            for run in runs for failure in _failures(summaries[run.paper])]
+    if not rows:
+        return [], []
+    frame = pd.DataFrame(rows)[["paper", "experiment", "config", "error"]]
+    note = (f"{len(frame)} run(s) raised instead of returning a result. They are counted as failures, "
+            "left out of the solved / time / gap numbers, and make the batch exit non-zero.")
+    return (["", "## Failed runs", "", note, "", markdown_table(frame)],
+            ["<h2>Failed runs</h2>", f"<p>{html.escape(note)}</p>", _table_html(frame)])
+
+
+def _notebook_section(run: NotebookRun, summary: dict | None, output_dir: Path) -> tuple[list[str], list[str]]:
+    """One notebook's heading, status line, error and items (verdicts stay at the top of the report)."""
+    title = f"Paper {run.paper}" + (f": {summary['title']}" if summary and summary.get("title") else "")
+    line = f"{run.status}, {run.runtime:.1f} s, executed notebook `{_rel(run.executed, output_dir)}`"
+    md = ["", f"## {title}", "", line]
+    body = [f"<h2>{html.escape(title)}</h2><p>{_inline_html(line)}</p>"]
+    if run.error:
+        md += ["", f"Error: `{run.error}`"]
+        body.append(f"<p><b>Error:</b> <code>{html.escape(run.error)}</code></p>")
+    for item in (summary or {}).get("items", []):
+        if item.get("verdict"):
+            continue
+        item_md, item_html = _render_item(item, output_dir)
+        md += ["", *item_md]
+        body.append(item_html)
+    return md, body
+
+
+def _table_html(frame: pd.DataFrame) -> str:
+    """A table in a horizontally scrolling box (wide tables must not break the page)."""
+    return f'<div class="scroll">{frame.to_html(index=False, na_rep="", escape=True)}</div>'
+
+
+def _inline_html(text: str) -> str:
+    """Escaped text with Markdown's ``**bold**`` and ```code``` spans as HTML."""
+    text = html.escape(text)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+
+
+def _markdown_html(text: str) -> str:
+    """The Markdown the notebooks write (paragraphs and "- " lists, nested by two spaces) as HTML."""
+    out, depth = [], 0
+    for line in text.splitlines():
+        bullet = re.match(r"^( *)[-*] (.*)$", line)
+        level = len(bullet.group(1)) // 2 + 1 if bullet else 0
+        while depth > level:
+            out.append("</ul>")
+            depth -= 1
+        while depth < level:
+            out.append("<ul>")
+            depth += 1
+        if bullet:
+            out.append(f"<li>{_inline_html(bullet.group(2))}</li>")
+        elif line.strip():
+            out.append(f"<p>{_inline_html(line.strip())}</p>")
+    out += ["</ul>"] * depth
+    return "\n".join(out)
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -215,18 +332,19 @@ def _render_item(item: dict, root: Path) -> tuple[list[str], str]:
         return [heading, "", f"(missing file {path.name})"], heading_html + "<p>(missing file)</p>"
     if item["kind"] == "table":
         frame = pd.read_csv(path)
-        return [heading, "", markdown_table(frame)], heading_html + frame.to_html(index=False, na_rep="")
+        return [heading, "", markdown_table(frame)], heading_html + _table_html(frame)
     if item["kind"] == "figure":
         rel = _rel(path, root)
         return [heading, "", f"![{item['name']}]({rel})"], heading_html + f'<img src="{html.escape(rel)}">'
     text = path.read_text(encoding="utf-8")
-    return [heading, "", text], heading_html + f"<pre>{html.escape(text)}</pre>"
+    return [heading, "", text], heading_html + _markdown_html(text)
 
 
 _HTML_PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>odtlib reproduction report</title>
 <style>body{{font-family:sans-serif;max-width:70em;margin:auto}} table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:2px 6px}} img{{max-width:100%}}</style></head>
+td,th{{border:1px solid #ccc;padding:2px 6px}} img{{max-width:100%}}
+.scroll{{overflow-x:auto;max-width:100%}}</style></head>
 <body>
 {body}
 </body></html>
