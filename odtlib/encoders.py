@@ -444,7 +444,50 @@ class UnitScaler(_GroupEncoder):
         return _ScaleRule(name, float(x.min()), float(x.max()))
 
 
+class CategoricalEncoding(TransformerMixin, BaseEstimator):
+    """Paper 000's encoding of a mixed DataFrame: categorical columns one-hot, numeric columns ordinal.
+
+    A numeric column with at most ``max_values_as_buckets`` distinct values gets one column per value (so
+    breast-cancer's 1..10 scores give 10 columns, as the paper's 90 features); other numeric columns are
+    bucketed into deciles (:class:`DecileEncoder`, Section 4.4 of Günlük et al.). Both become ordinal groups.
+    Categories unseen in ``fit`` encode as all zeros (they go right at every subset test of their group).
+
+    After ``fit``: ``groups_`` (one :class:`FeatureGroup` per original column, kind "ordinal" for numeric
+    columns), ``by_value_`` (the numeric columns encoded value by value) and ``encoder_`` (the fitted
+    :class:`DecileEncoder`).
+    """
+
+    def __init__(self, max_values_as_buckets: int = 10):
+        self.max_values_as_buckets = max_values_as_buckets
+
+    def fit(self, X, y=None) -> CategoricalEncoding:
+        frame = _as_frame(X)
+        numeric = [c for c in frame.columns
+                   if ptypes.is_numeric_dtype(frame[c]) and not ptypes.is_bool_dtype(frame[c])]
+        self.by_value_ = [c for c in numeric if frame[c].nunique() <= self.max_values_as_buckets]
+        self.encoder_ = DecileEncoder(unseen="ignore").fit(self._by_value_as_categories(frame))
+        self.groups_ = [
+            FeatureGroup(g.name, g.columns, "ordinal" if g.name in numeric else g.kind, g.values)
+            for g in self.encoder_.groups_
+        ]
+        return self
+
+    def _by_value_as_categories(self, frame: pd.DataFrame) -> pd.DataFrame:
+        if not self.by_value_:
+            return frame
+        return frame.astype({c: object for c in self.by_value_})
+
+    def transform(self, X) -> pd.DataFrame:
+        check_is_fitted(self, "groups_")
+        return self.encoder_.transform(self._by_value_as_categories(_as_frame(X)))
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        check_is_fitted(self, "groups_")
+        return self.encoder_.get_feature_names_out()
+
+
 __all__ = [
+    "CategoricalEncoding",
     "FeatureGroup",
     "OneHotEncoder",
     "QuantileBucketEncoder",

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from odtlib.models.d2s import Depth2Solver, Depth2Subtree, solve_depth2
+from odtlib.models.accel.d2s import Depth2Solver, Depth2Subtree, solve_depth2
 
 SEEDS = range(12)
 PENALTIES = (0.0, 0.7, 2.0, 1e6)  # none, small (fractional), a few samples, larger than any gain

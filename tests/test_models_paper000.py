@@ -80,7 +80,7 @@ def test_shape_with_a_leaf_next_to_a_decision_node_is_rejected():
 @pytest.mark.parametrize("seed", [0, 3])
 def test_optimum_equals_brute_force(topology, seed):
     A, y, groups = tiny_data(seed)
-    model = fit(A, y, groups, topology=topology, ordinal=False)
+    model = fit(A, y, groups, topology=topology, ordinal_splits=False)
     expected = best_weighted(frontier(A, y == 1, groups, SHAPES[topology]))
     assert_tree_matches(model, expected)
 
@@ -101,11 +101,11 @@ def test_fixed_leaf_labels_lose_nothing():
 
 def test_class_weight_enters_the_objective():
     A, y, groups = tiny_data(4)
-    model = fit(A, y, groups, topology="depth2", class_weight=3, ordinal=False)
+    model = fit(A, y, groups, topology="depth2", class_weight=3, ordinal_splits=False)
     assert_tree_matches(model, best_weighted(frontier(A, y == 1, groups, SHAPES["depth2"]), 3))
 
 
-SWITCHES = ("strengthen", "anchor", "prune_c", "relax")
+SWITCHES = ("strengthened_routing", "anchors", "pruned_routing", "relaxed_integrality")
 
 
 @pytest.mark.parametrize("topology", ["depth2.5", "imbalanced"])
@@ -114,7 +114,7 @@ def test_every_switch_combination_gives_the_same_optimum(topology):
     expected = best_weighted(frontier(A, y == 1, groups, SHAPES[topology]))
     assert expected < len(y)
     for flags in itertools.product((False, True), repeat=len(SWITCHES)):
-        model = fit(A, y, groups, topology=topology, ordinal=False, **dict(zip(SWITCHES, flags)))
+        model = fit(A, y, groups, topology=topology, ordinal_splits=False, **dict(zip(SWITCHES, flags)))
         assert_tree_matches(model, expected)
 
 
@@ -146,7 +146,7 @@ def test_ordinal_groups_only_branch_on_thresholds():
                 positions = sorted(ordinal_cols.index(f) for f in node.features)
                 size = len(positions)
                 assert positions in (list(range(size)), list(range(len(ordinal_cols) - size, len(ordinal_cols))))
-        unconstrained = fit(A, y, fgroups, topology=topology, ordinal=False)
+        unconstrained = fit(A, y, fgroups, topology=topology, ordinal_splits=False)
         assert_tree_matches(unconstrained, best_weighted(frontier(A, y == 1, groups, SHAPES[topology])))
 
 
@@ -154,7 +154,7 @@ def test_ordinal_groups_only_branch_on_thresholds():
 def test_max_card_is_respected(relax):
     A, y, groups = tiny_data(6, sizes=(5, 2, 4))
     for topology in ("depth2", "depth2.5"):
-        model = fit(A, y, groups, topology=topology, max_card=1, relax=relax)
+        model = fit(A, y, groups, topology=topology, max_card=1, relaxed_integrality=relax)
         expected = best_weighted(frontier(A, y == 1, groups, SHAPES[topology], max_card=1))
         assert_tree_matches(model, expected)
         assert expected < best_weighted(frontier(A, y == 1, groups, SHAPES[topology]))  # the constraint binds
@@ -167,7 +167,7 @@ def test_max_card_is_respected(relax):
 def test_proper_splits_9_10_match_the_oracle_with_fixed_labels():
     A, y, groups = tiny_data(1)
     for topology in ("depth2", "depth2.5"):
-        model = fit(A, y, groups, topology=topology, ordinal=False, proper_splits=True)
+        model = fit(A, y, groups, topology=topology, ordinal_splits=False, proper_splits=True)
         expected = best_weighted(frontier(A, y == 1, groups, SHAPES[topology], proper=True, free_labels=False))
         assert_tree_matches(model, expected)
         for node in model.tree_.nodes.values():
@@ -180,7 +180,7 @@ def test_proper_splits_9_10_match_the_oracle_with_fixed_labels():
 def test_rate_floor_holds_on_training_data(maximize, floor):
     A, y, groups = tiny_data(2)
     positive = y == 1
-    model = fit(A, y, groups, topology="depth2", ordinal=False, maximize=maximize, floor=floor)
+    model = fit(A, y, groups, topology="depth2", ordinal_splits=False, maximize=maximize, floor=floor)
     pos, neg = model.train_counts_
     n_pos, n_neg = int(positive.sum()), int((~positive).sum())
     front = frontier(A, positive, groups, SHAPES["depth2"])
@@ -239,12 +239,12 @@ def test_cart_feature_selection_restricts_the_groups():
     named = [Group(f"g{t}", tuple(c)) for t, c in enumerate(groups)]
     kept = cart_feature_groups(A, y, named, seed=0)
     assert kept and set(kept) <= {g.name for g in named}
-    model = fit(A, y, groups, topology="depth2", ordinal=False, feature_selection="cart")
+    model = fit(A, y, groups, topology="depth2", ordinal_splits=False, feature_selection="cart")
     idx = [int(name[1:]) for name in kept]
     expected = best_weighted(frontier(A, y == 1, [groups[t] for t in idx], SHAPES["depth2"]))
     assert_tree_matches(model, expected)
     assert {n.group for n in model.tree_.nodes.values() if isinstance(n, SubsetSplit)} <= set(kept)
-    only = fit(A, y, groups, topology="depth2", ordinal=False, feature_selection=["g1"])
+    only = fit(A, y, groups, topology="depth2", ordinal_splits=False, feature_selection=["g1"])
     assert {n.group for n in only.tree_.nodes.values() if isinstance(n, SubsetSplit)} <= {"g1"}
 
 
@@ -279,7 +279,7 @@ def test_other_free_solvers_agree(solver):
     if solver not in available_solvers():
         pytest.skip(f"{solver} not installed")
     A, y, groups = tiny_data(5, n=12)
-    model = fit(A, y, groups, topology="depth2", ordinal=False, solver=solver)
+    model = fit(A, y, groups, topology="depth2", ordinal_splits=False, solver=solver)
     assert_tree_matches(model, best_weighted(frontier(A, y == 1, groups, SHAPES["depth2"])))
 
 
@@ -294,5 +294,5 @@ def test_max_card_with_relaxation_stays_exact():
     """On this instance the printed form of Sec. 4.5 with Prop. 3's relaxation reaches 18.5 > 18 (a
     half-selected group using a 2-value subset); the form with v in place of 1 keeps the true optimum."""
     A, y, groups = tiny_data(7, sizes=(5, 2, 4))
-    model = fit(A, y, groups, topology="depth2", max_card=1, relax=True)
+    model = fit(A, y, groups, topology="depth2", max_card=1, relaxed_integrality=True)
     assert_tree_matches(model, best_weighted(frontier(A, y == 1, groups, SHAPES["depth2"], max_card=1)))

@@ -12,7 +12,9 @@ import pyomo.environ as pyo
 import pytest
 from scipy.optimize import linprog
 
-from odtlib.models._flow_tree import NO_SPLIT, TreeIndex, cart_assignment, route
+from odtlib.models._flow_tree import NO_SPLIT, route
+from odtlib.models._pipeline import FitContext
+from odtlib.models._tree_index import TreeIndex
 from odtlib.models.benders import cut_coefficients, min_cut_source_sets, path_source_sets
 from odtlib.models.bendersoct import BendersOCT
 from odtlib.models.binoct import BinOCT
@@ -40,6 +42,8 @@ def small_data(seed: int, n_rows: int = 20, n_features: int = 4, n_classes: int 
 
 
 def fit(cls, X, y, **params):
+    """Fit without a warm start unless asked (the toggle matrix switches it on separately)."""
+    params.setdefault("warm_start", False)
     return cls(threads=1, time_limit=120, **params).fit(X, y)
 
 
@@ -136,13 +140,13 @@ def test_benders_cuts_are_valid_for_every_tree(depth):
 def test_benders_feasibility_check_agrees_with_its_rows(depth):
     """`rejects` (separation only, SCIP's check of heuristic solutions) says the same as testing the rows."""
     from odtlib.models import bendersoct
-    from odtlib.solvers import Callbacks, Values
+    from odtlib.solvers import LazyRowFamily, Values
     from odtlib.solvers.standard_form import ColumnIndex
 
     rng = np.random.default_rng(11)
     X, y = random_binary_data(15, 3, 2, depth)
     model = bendersoct.build_model(X, y, depth)
-    cuts = bendersoct.benders_cuts(model, X, y)
+    cuts = bendersoct.benders_cuts(FitContext.of(X, y, depth=depth), model)
     columns = list(model.component_data_objects(pyo.Var))
     index = ColumnIndex(columns)
     seen = set()
@@ -155,7 +159,7 @@ def test_benders_feasibility_check_agrees_with_its_rows(depth):
         value |= {id(model.g[i]): float(g[i]) for i in model.g}
         values = Values(np.array([value[id(v)] for v in columns]), index)
         rejected = cuts.rejects(values)
-        assert rejected == Callbacks.rejects(cuts, values)
+        assert rejected == LazyRowFamily.rejects(cuts, values)
         seen.add(rejected)
     assert seen == {True, False}
 
@@ -207,18 +211,18 @@ def test_depth_three_matches_pystreed():
 # ------------------------------------------------------------------------------------------- switches
 TOGGLES = [
     pytest.param(FlowOCT, "highs", {}, id="flow-highs"),
-    pytest.param(FlowOCT, "highs", {"warm_start": "cart"}, id="flow-highs-cart"),
+    pytest.param(FlowOCT, "highs", {"warm_start": True}, id="flow-highs-cart"),
     pytest.param(FlowOCT, "scip", {}, id="flow-scip", marks=needs_scip),
     pytest.param(FlowOCT, "scip", {"valid_inequalities": True}, id="flow-scip-cuts4", marks=needs_scip),
-    pytest.param(FlowOCT, "scip", {"valid_inequalities": True, "warm_start": "cart"}, id="flow-scip-cuts4-cart",
+    pytest.param(FlowOCT, "scip", {"valid_inequalities": True, "warm_start": True}, id="flow-scip-cuts4-cart",
                  marks=needs_scip),
     pytest.param(BendersOCT, "scip", {}, id="benders-scip", marks=needs_scip),
-    pytest.param(BendersOCT, "scip", {"fractional_cuts": True}, id="benders-scip-frac", marks=needs_scip),
-    pytest.param(BendersOCT, "scip", {"fractional_cuts": True, "warm_start": "cart"}, id="benders-scip-frac-cart",
+    pytest.param(BendersOCT, "scip", {"fractional_benders_cuts": True}, id="benders-scip-frac", marks=needs_scip),
+    pytest.param(BendersOCT, "scip", {"fractional_benders_cuts": True, "warm_start": True}, id="benders-scip-frac-cart",
                  marks=needs_scip),
     pytest.param(BendersOCT, "highs", {}, id="benders-highs-restart"),
-    pytest.param(BendersOCT, "highs", {"warm_start": "cart"}, id="benders-highs-restart-cart"),
-    pytest.param(OCT, "highs", {"warm_start": "cart"}, id="oct-highs-cart"),
+    pytest.param(BendersOCT, "highs", {"warm_start": True}, id="benders-highs-restart-cart"),
+    pytest.param(OCT, "highs", {"warm_start": True}, id="oct-highs-cart"),
     pytest.param(OCT, "scip", {}, id="oct-scip", marks=needs_scip),
 ]
 
@@ -238,7 +242,7 @@ def test_baselines_with_cart_start_on_scip(cls):
     if "scip" not in SOLVERS:
         pytest.skip("PySCIPOpt not installed")
     X, y = small_data(4, n_rows=16)
-    model = fit(cls, X, y, depth=2, solver="scip", warm_start="cart")
+    model = fit(cls, X, y, depth=2, solver="scip", warm_start=True)
     assert round(model.solve_result_.objective) == brute_force_tree(X, y, 2)[1]
 
 
@@ -255,7 +259,7 @@ def test_glpk_on_a_tiny_instance(cls):
 @pytest.mark.parametrize("lam", [0.0, 0.3])
 def test_tree_predicts_what_the_flow_says(lam):
     X, y = small_data(5, n_rows=20)
-    model = fit(FlowOCT, X, y, depth=2, split_penalty=lam)
+    model = fit(FlowOCT, X, y, depth=2, split_penalty=lam, keep_model=True)
     m = model.model_
     flow_to_sink = sum(pyo.value(m.zt[i, n]) for i in m.I for n in m.V)
     tree_correct = int((model.predict(X) == y).sum())
@@ -271,7 +275,7 @@ def test_tree_predicts_what_the_flow_says(lam):
 
 def test_benders_g_matches_tree():
     X, y = small_data(6, n_rows=20)
-    model = fit(BendersOCT, X, y, depth=2, solver="scip" if "scip" in SOLVERS else "highs")
+    model = fit(BendersOCT, X, y, depth=2, solver="scip" if "scip" in SOLVERS else "highs", keep_model=True)
     g = np.array([pyo.value(model.model_.g[i]) for i in model.model_.I])
     np.testing.assert_allclose(g, model.predict(X) == y, atol=1e-6)
 
@@ -307,8 +311,9 @@ def test_cart_start_is_feasible_and_scores_like_cart(cls, depth):
     X, y = small_data(8, n_rows=25)
     est = cls(depth=depth)
     est.classes_ = np.unique(y)
-    model = est._build(X, y)
-    start = est._start_values(model, X, y, *cart_assignment(X, y, depth))
+    ctx = est._context(X.astype(float), y)
+    model = est._build(ctx)
+    start = est._start_values(ctx, model, est._initial_tree(ctx))
     assert len(start) == sum(1 for v in model.component_data_objects(pyo.Var))   # every variable set
     assert _violated_constraints(model, start) == []
     cart_correct = int((DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y).predict(X) == y).sum())
@@ -336,14 +341,20 @@ def test_bad_split_penalty(bad):
         FlowOCT(depth=1, split_penalty=bad).fit(np.eye(3), [0, 1, 0])
 
 
-def test_bad_warm_start_and_callbacks_without_scip():
+def test_bad_warm_start_and_the_capability_policy():
+    """A cut switch runs in root LP rounds on HiGHS (with a warning) and is refused where no cut runs at all."""
+    from odtlib.solvers import SolverCapabilityWarning
+
     X, y = np.eye(3), [0, 1, 0]
     with pytest.raises(ValueError, match="warm_start"):
         FlowOCT(depth=1, warm_start="nope").fit(X, y)
-    with pytest.raises(ValueError, match="scip"):
-        FlowOCT(depth=1, valid_inequalities=True, solver="highs").fit(X, y)
-    with pytest.raises(ValueError, match="scip"):
-        BendersOCT(depth=1, fractional_cuts=True, solver="highs").fit(X, y)
+    with pytest.warns(SolverCapabilityWarning, match="valid_inequalities runs by root LP rounds"):
+        assert FlowOCT(depth=1, valid_inequalities=True, solver="highs").fit(X, y).score(X, y) == 1.0
+    with pytest.warns(SolverCapabilityWarning, match="fractional_benders_cuts runs by root LP rounds"):
+        assert BendersOCT(depth=1, fractional_benders_cuts=True, solver="highs").fit(X, y).score(X, y) == 1.0
+    for cls, switch in ((FlowOCT, "valid_inequalities"), (BendersOCT, "fractional_benders_cuts")):
+        with pytest.raises(ValueError, match=f"{switch} needs cuts callbacks.*use solver='scip'"):
+            cls(depth=1, solver="gurobi", **{switch: True}).fit(X, y)
 
 
 def test_depth_zero_and_unknown_solver():

@@ -28,12 +28,14 @@ from oracles import brute_force_tree, random_binary_data
 from odtlib.models import RegularizedBendOCT, RegularizedFlowOCT
 from odtlib.models._sparse_tree import SparseTree
 from odtlib.models.accel import EQPInequalities, PathBoundCuts, SolutionPolishing, find_eqp_sets
-from odtlib.models.d2s import Depth2Solver, solve_depth2
+from odtlib.models.accel.d2s import Depth2Solver, solve_depth2
+from odtlib.models._regularized import RegularizedContext
 from odtlib.models.regularized_bendoct import branch_and_cut, build_model
 from odtlib.solvers import solve
 
-PLAIN = dict(warm_start=None, polishing=False, eqp=None, path_bound_cuts=False, strengthened_cuts=False,
-             top_down_branching=False)
+# the paper's plain BendOCT from the estimator's registry, here also without its CART warm start (the
+# toggle matrix switches warm_start on separately)
+PLAIN = {**RegularizedBendOCT.PAPER_METHODS["BendOCT"], "warm_start": False}
 BEST: dict = {}   # the estimator's defaults: the paper's best configuration, top-down, EQP "auto"
 
 
@@ -57,16 +59,16 @@ def instance(seed, n_rows=30, n_features=5, n_classes=2):
 
 # ------------------------------------------------------------------------------------------ toggle matrix
 SWITCH_VALUES = {
-    "strengthened_cuts": [False, True],
+    "strengthened_benders_cuts": [False, True],
     "polishing": [False, True],
-    "warm_start": [None, "cart"],
+    "warm_start": [False, True],
     "eqp": [None, "basic", "chain", "recursive", "auto"],
     "eqp_disaggregated": [False, True],
     "eqp_group_selection": [False, True],
     "eqp_max_split": [1, 2, 3],
     "path_bound_cuts": [False, True],
-    "bound_negative_samples": [False, True],
-    "bound_structure": [False, True],
+    "path_bound_negative_samples": [False, True],
+    "path_bound_structure": [False, True],
     "top_down_branching": [False, True],
 }
 
@@ -78,17 +80,17 @@ def _configurations():
         for value in options:
             if value != PLAIN.get(name, defaults[name]):
                 on_plain = {**PLAIN, name: value}
-                if name.startswith(("eqp_", "bound_")):     # sub-switches need their family on
-                    on_plain.update(eqp="chain" if name.startswith("eqp_") else None,
-                                    path_bound_cuts=name.startswith("bound_"))
+                if name.startswith(("eqp_", "path_bound_")) and name != "path_bound_cuts":  # sub-switches need
+                    on_plain.update(eqp="chain" if name.startswith("eqp_") else None,       # their family on
+                                    path_bound_cuts=name.startswith("path_bound_"))
                 configs[f"plain+{name}={value}"] = on_plain
             if value != defaults[name]:
                 configs[f"best+{name}={value}"] = {name: value}
     rng = random.Random(2025)
     for j in range(4):
         configs[f"random{j}"] = {name: rng.choice(options) for name, options in SWITCH_VALUES.items()}
-    configs["pbcp basic (24) only"] = {**PLAIN, "path_bound_cuts": True, "bound_negative_samples": False,
-                                       "bound_structure": False}
+    configs["pbcp basic (24) only"] = {**PLAIN, "path_bound_cuts": True, "path_bound_negative_samples": False,
+                                       "path_bound_structure": False}
     return configs
 
 
@@ -114,9 +116,9 @@ def test_toggle_matrix_depth2(config, depth2_instances):
         assert fitted_value(model, X, y, lam) == pytest.approx(optimum, abs=1e-9)
 
 
-DEPTH3_CONFIGS = ["plain", "best", "best+bound_negative_samples=False", "best+bound_structure=False",
-                  "pbcp basic (24) only", "plain+bound_structure=False", "best+eqp=chain",
-                  "best+strengthened_cuts=True", "plain+path_bound_cuts=True", "random1", "best+eqp=recursive",
+DEPTH3_CONFIGS = ["plain", "best", "best+path_bound_negative_samples=False", "best+path_bound_structure=False",
+                  "pbcp basic (24) only", "plain+path_bound_structure=False", "best+eqp=chain",
+                  "best+strengthened_benders_cuts=True", "plain+path_bound_cuts=True", "random1", "best+eqp=recursive",
                   "best+top_down_branching=False", "plain+top_down_branching=True"]
 
 
@@ -160,10 +162,9 @@ def test_path_bound_cuts_registered_by_hand_at_depth2(bns, bst):
     X, y = instance(21, n_rows=30, n_features=5, n_classes=2)
     lam = 0.02
     model = build_model(X, y, depth=2, leaf_penalty=lam)
-    cuts = PathBoundCuts(X, y, 2, lam, Depth2Solver(X, y), model, bound_negative_samples=bns,
-                         bound_structure=bst)
-    result = solve(model, solver="scip", callbacks=branch_and_cut(model, X, y, path_bound_cuts=cuts),
-                   abs_gap=1e-6)
+    ctx = RegularizedContext.of(X, y, depth=2, leaf_penalty=lam)
+    cuts = PathBoundCuts(ctx, model, bound_negative_samples=bns, bound_structure=bst)
+    result = solve(model, solver="scip", callbacks=branch_and_cut(ctx, model, path_bound_cuts=cuts), abs_gap=1e-6)
     assert result.status == "optimal" and result.n_cuts > 0
     assert result.objective == pytest.approx(oracle_value(X, y, 2, lam), abs=1e-6)
 
@@ -178,8 +179,8 @@ def test_depth2_optimum_is_d2s_on_all_samples():
 
 
 @pytest.mark.parametrize("solver", ["highs", "glpk"])
-@pytest.mark.parametrize("config", ["plain", "best", "pbcp basic (24) only", "best+bound_structure=False",
-                                    "best+strengthened_cuts=True"])
+@pytest.mark.parametrize("config", ["plain", "best", "pbcp basic (24) only", "best+path_bound_structure=False",
+                                    "best+strengthened_benders_cuts=True"])
 def test_restart_loop_solvers_reach_the_optimum(solver, config):
     """HiGHS/GLPK: PBCP and fractional Benders cuts in root LP rounds, then Benders by restart loop, with
     EQP and the polished warm start: the same optimum as the oracle for every switch combination."""
@@ -216,8 +217,9 @@ def test_root_path_bound_cuts_on_highs_tighten_the_master_lp():
     bounds = {}
     for pbcp in (False, True):
         model = build_model(X, y, depth=3, leaf_penalty=lam)
-        cuts = PathBoundCuts(X, y, 3, lam, Depth2Solver(X, y), model) if pbcp else None
-        callbacks = branch_and_cut(model, X, y, path_bound_cuts=cuts, fractional_benders=True)
+        ctx = RegularizedContext.of(X, y, depth=3, leaf_penalty=lam)
+        cuts = PathBoundCuts(ctx, model) if pbcp else None
+        callbacks = branch_and_cut(ctx, model, path_bound_cuts=cuts, fractional_benders_cuts=True)
         backend = HighsBackend(compile_model(model), SolveOptions())
         restart.root_cut_rounds(backend, callbacks, deadline=float("inf"))
         bounds[pbcp] = backend.run_relaxation(60).bound
@@ -228,7 +230,7 @@ def test_zero_penalty_and_flow_warm_start():
     X, y = instance(71, n_rows=30, n_features=4, n_classes=2)
     optimum = oracle_value(X, y, 2, 0.0)
     bend = RegularizedBendOCT(depth=2, leaf_penalty=0.0).fit(X, y)
-    flow = RegularizedFlowOCT(depth=2, leaf_penalty=0.0, warm_start="cart").fit(X, y)
+    flow = RegularizedFlowOCT(depth=2, leaf_penalty=0.0, warm_start=True).fit(X, y)
     assert bend.solve_result_.objective == pytest.approx(optimum, abs=1e-6)
     assert flow.solve_result_.objective == pytest.approx(optimum, abs=1e-6)
 
@@ -292,7 +294,8 @@ def test_accelerated_bendoct_reaches_the_published_optimum(name, encoding, depth
                                                          ("highs", 2, True, True)])
 def test_auto_eqp_is_off_only_where_path_bound_cuts_run_in_the_search(solver, depth, pbcp, with_eqp):
     X, y = instance(31, n_rows=20, n_features=4, n_classes=2)
-    model = RegularizedBendOCT(depth=depth, leaf_penalty=0.02, solver=solver, path_bound_cuts=pbcp).fit(X, y)
+    model = RegularizedBendOCT(depth=depth, leaf_penalty=0.02, solver=solver, path_bound_cuts=pbcp,
+                               keep_model=True).fit(X, y)
     assert hasattr(model.model_, "eqp") == with_eqp
     assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, depth, 0.02), abs=1e-6)
 
@@ -400,7 +403,7 @@ def test_polishing_never_worsens_and_is_optimal_at_depth2():
     X, y = instance(101, n_rows=40, n_features=5, n_classes=2)
     lam = 0.01
     model = build_model(X, y, depth=3, leaf_penalty=lam)
-    polisher = SolutionPolishing(X, y, 3, lam, Depth2Solver(X, y), model, lambda t: {})
+    polisher = SolutionPolishing(RegularizedContext.of(X, y, depth=3, leaf_penalty=lam), model, lambda t: {})
     rng = np.random.default_rng(1)
     for _ in range(20):
         tree = _random_sparse_tree(rng, depth=3, n_features=5, n_classes=2)
@@ -408,14 +411,14 @@ def test_polishing_never_worsens_and_is_optimal_at_depth2():
         assert polished.objective(X, y, lam) >= tree.objective(X, y, lam) - 1e-12
         assert max(polished.heights().values()) <= 3
     model2 = build_model(X, y, depth=2, leaf_penalty=lam)
-    at_depth2 = SolutionPolishing(X, y, 2, lam, Depth2Solver(X, y), model2, lambda t: {})
+    at_depth2 = SolutionPolishing(RegularizedContext.of(X, y, depth=2, leaf_penalty=lam), model2, lambda t: {})
     polished = at_depth2.polish(_random_sparse_tree(rng, depth=2, n_features=5, n_classes=2))
     assert polished.objective(X, y, lam) == pytest.approx(oracle_value(X, y, 2, lam), abs=1e-12)
 
 
 # ------------------------------------------------------------------------------------------ validation
 @pytest.mark.parametrize("params,message", [
-    (dict(eqp="fancy"), "eqp must be"),
+    (dict(eqp="fancy"), "'eqp' parameter"),
     (dict(eqp_max_split=4), "eqp_max_split"),
     (dict(leaf_penalty=-0.1), "leaf_penalty"),
     (dict(depth=0), "depth"),
@@ -429,7 +432,7 @@ def test_bad_parameters_are_rejected(params, message):
 
 def test_solver_options_must_be_a_dict_and_reach_the_solver():
     X, y = instance(1, n_rows=10, n_features=3)
-    with pytest.raises(ValueError, match="solver_options must be"):
+    with pytest.raises(ValueError, match="'solver_options' parameter"):
         RegularizedBendOCT(solver_options=[("limits/nodes", 1)]).fit(X, y)
     with pytest.raises(ValueError, match="rejected solver option"):
         RegularizedBendOCT(depth=3, solver_options={"no/such/param": 1}).fit(X, y)
@@ -460,24 +463,26 @@ def test_non_binary_features_are_rejected():
 def test_branch_and_cut_separates_fractional_points_only_for_benders():
     """With fractional Benders cuts the lazy callback runs at LP points too; polishing only sees integer
     candidates (it would read a fractional tree otherwise)."""
-    from odtlib.models.accel import BranchAndCut
-    from odtlib.solvers import Values
+    from odtlib.solvers import BranchAndCut, LazyRowFamily, PrimalHeuristic, Values
     from odtlib.solvers.standard_form import ColumnIndex
 
-    class Benders:
-        lazy_at_fractional = True
+    class Benders(LazyRowFamily):
+        at_fractional = True
 
         def lazy(self, values):
             return ["row"]
 
-    class Polisher:
+    class Polisher(PrimalHeuristic):
         seen = []
 
         def observe(self, values):
             self.seen.append(values.is_integral)
 
+        def heuristic(self, values):
+            return None
+
     polisher = Polisher()
-    callbacks = BranchAndCut(Benders(), heuristics=[polisher])
+    callbacks = BranchAndCut(lazy=[Benders()], heuristics=[polisher])
     assert callbacks.lazy_at_fractional
     m = pyo.ConcreteModel()
     m.x = pyo.Var()
@@ -490,12 +495,11 @@ def test_branch_and_cut_separates_fractional_points_only_for_benders():
 def test_branch_and_cut_adds_cut_families_at_integer_candidates_when_asked():
     """``cuts_at_integral_points``: the lazy callback returns the Benders rows, then the cut families' rows,
     at integer candidates only; the candidate check stays Benders-only."""
-    from odtlib.models.accel import BranchAndCut
-    from odtlib.solvers import Values
+    from odtlib.solvers import BranchAndCut, CutFamily, LazyRowFamily, Values
     from odtlib.solvers.standard_form import ColumnIndex
 
-    class Benders:
-        lazy_at_fractional = True
+    class Benders(LazyRowFamily):
+        at_fractional = True
 
         def lazy(self, values):
             return ["benders"]
@@ -503,7 +507,7 @@ def test_branch_and_cut_adds_cut_families_at_integer_candidates_when_asked():
         def rejects(self, values):
             return False
 
-    class Family:
+    class Family(CutFamily):
         def cut(self, values):
             return ["path bound"]
 
@@ -512,7 +516,7 @@ def test_branch_and_cut_adds_cut_families_at_integer_candidates_when_asked():
     index = ColumnIndex([m.x])
     integral, fractional = (Values(np.array([v]), index, is_integral=v == 1.0) for v in (1.0, 0.5))
     for flag, at_integer in ((True, ["benders", "path bound"]), (False, ["benders"])):
-        callbacks = BranchAndCut(Benders(), cuts=[Family()], cuts_at_integral_points=flag)
+        callbacks = BranchAndCut(lazy=[Benders()], cuts=[Family()], cuts_at_integral_points=flag)
         assert callbacks.lazy(integral) == at_integer
         assert callbacks.lazy(fractional) == ["benders"]
         assert callbacks.cut(fractional) == ["path bound"]
@@ -527,7 +531,7 @@ def test_branch_and_cut_rejects_exactly_the_candidates_with_a_violated_benders_r
 
     X, y = instance(93, n_rows=25, n_features=4, n_classes=2)
     model = build_model(X, y, depth=3, leaf_penalty=0.01)
-    callbacks = branch_and_cut(model, X, y)
+    callbacks = branch_and_cut(RegularizedContext.of(X, y, depth=3, leaf_penalty=0.01), model)
     index = compile_model(model).index
     rng = np.random.default_rng(5)
     verdicts = []

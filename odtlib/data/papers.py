@@ -19,7 +19,7 @@ Pipeline for one dataset (all steps are data in the TOML file):
 
 Paper 000 uses the ``categorical`` encoding: attributes listed in ``drop`` are left out, every
 categorical attribute is one-hot with all its values and every numeric one becomes an ordinal group
-(:class:`odtlib.models.categorical_odt.CategoricalEncoding`, Section 4.4); already-binary data (a1a)
+(:class:`odtlib.encoders.CategoricalEncoding`, Section 4.4); already-binary data (a1a)
 are grouped by ``column_groups``. Its labels are 0/1 with 1 = the paper's positive class.
 
 Paper 002 (multivariate, S-OCT) keeps the data as the authors' code read it (no row dropped,
@@ -69,6 +69,7 @@ from odtlib.data.multivariate import (
     OpenUnitScaler,
 )
 from odtlib.encoders import (
+    CategoricalEncoding,
     FeatureGroup,
     OneHotEncoder,
     QuantileBucketEncoder,
@@ -141,8 +142,6 @@ class PaperDatasetSpec:
         if key == "onehot":
             return OneHotEncoder(drop_binary=self.drop_binary)
         if key == "categorical":
-            from odtlib.models.categorical_odt import CategoricalEncoding
-
             return CategoricalEncoding()
         if key in _MULTIVARIATE:
             return _MULTIVARIATE[key]()

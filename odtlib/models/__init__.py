@@ -1,12 +1,18 @@
-"""Scikit-learn classifiers, one module per MIP formulation; all share :class:`ODTClassifier`."""
+"""Scikit-learn classifiers, one module per MIP formulation, all on one fit pipeline.
+
+Every estimator is a :class:`MIPTreeClassifier` (``odtlib/models/_pipeline.py``): validation, the solve
+and the decoding into a :class:`~odtlib.tree.Tree` happen there once; a formulation module supplies the
+paper's model and a few hooks. See ``odtlib/models/README.md`` for adding a formulation.
+"""
 from odtlib.models._base import ODTClassifier
-from odtlib.models.categorical_odt import CategoricalODT
+from odtlib.models._pipeline import MIPTreeClassifier, NotProvedOptimalWarning
 from odtlib.models.bendersoct import BendersOCT
 from odtlib.models.binoct import BinOCT
+from odtlib.models.categorical_odt import CategoricalODT
 from odtlib.models.flowoct import FlowOCT
 from odtlib.models.oct import OCT
 from odtlib.models.regularized_bendoct import RegularizedBendOCT
 from odtlib.models.regularized_flowoct import RegularizedFlowOCT
 
-__all__ = ["ODTClassifier", "CategoricalODT", "FlowOCT", "BendersOCT", "OCT", "BinOCT",
-           "RegularizedBendOCT", "RegularizedFlowOCT"]
+__all__ = ["ODTClassifier", "MIPTreeClassifier", "NotProvedOptimalWarning", "CategoricalODT", "FlowOCT",
+           "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT"]

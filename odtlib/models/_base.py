@@ -54,6 +54,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
     """
 
     requires_binary_features: bool = True
+    _parameter_constraints: dict = {}
 
     # ------------------------------------------------------------------ to be implemented by formulations
     def _fit(self, X: np.ndarray, y: np.ndarray) -> tuple[Tree, SolveResult]:
@@ -66,13 +67,13 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ scikit-learn API
     def fit(self, X: Any, y: Any) -> ODTClassifier:
         """Validate X and y, then learn the tree with the subclass's formulation."""
+        self._validate_params()
         self._check_params()
         _check_numeric_columns(X)
         X_arr = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=False)
         _check_finite(X_arr, self._column_names(X_arr.shape[1]))
         y_arr = self._check_y(y, X_arr.shape[0])
-        if self.requires_binary_features:
-            _check_binary(X_arr, self._column_names(X_arr.shape[1]), type(self).__name__)
+        self._check_feature_values(X_arr)
         classes, y_encoded = np.unique(y_arr, return_inverse=True)
         if len(classes) < 2:
             label = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
@@ -81,7 +82,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         tree, result = self._fit(X_arr, y_encoded.astype(np.int64))
         if tree.feature_names is None and hasattr(self, "feature_names_in_"):
             tree = tree.with_feature_names(list(self.feature_names_in_))
-        self.tree_ = tree
+        self.tree_ = tree.with_leaf_counts(X_arr, classes[y_encoded])
         self.solve_result_ = result
         return self
 
@@ -90,6 +91,15 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         X_arr = self._check_X_fitted(X)
         labels = self.tree_.predict(X_arr)
         return labels.astype(self.classes_.dtype, copy=False)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, columns in the order of ``classes_``: the class frequencies of the training
+        samples in the leaf each row reaches (as scikit-learn's DecisionTreeClassifier). A leaf that no training
+        sample reaches gives probability 1 to its own label. The predicted label is the leaf's label, which
+        an optimal tree makes a most frequent class of its leaf (ties aside); a tree that is not proved
+        optimal, or a weighted objective, may label a leaf with a less frequent class."""
+        X_arr = self._check_X_fitted(X)
+        return self.tree_.predict_proba(X_arr, self.classes_)
 
     def apply(self, X: Any) -> np.ndarray:
         """Id of the tree leaf reached by each row of X."""
@@ -117,11 +127,17 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"time_limit must be a positive number of seconds or None, got {limit!r}")
 
     def _check_X_fitted(self, X: Any) -> np.ndarray:
-        """X for predict/apply: fitted estimator, same columns as in fit, finite values."""
+        """X for predict/apply: fitted estimator, same columns as in fit, the values fit accepts."""
         check_is_fitted(self, "tree_")
         X_arr = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
         _check_finite(X_arr, self._column_names(X_arr.shape[1]))
+        self._check_feature_values(X_arr)
         return X_arr
+
+    def _check_feature_values(self, X: np.ndarray) -> None:
+        """The formulation's input contract: 0/1 values when ``requires_binary_features``."""
+        if self.requires_binary_features:
+            _check_binary(X, self._column_names(X.shape[1]), type(self).__name__)
 
     def _column_names(self, n_columns: int) -> list[str]:
         if hasattr(self, "feature_names_in_"):

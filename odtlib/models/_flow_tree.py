@@ -5,9 +5,9 @@ nodes N = {1, ..., 2^d - 1} and leaves L = {2^d, ..., 2^(d+1) - 1}, numbered bre
 children of n are l(n) = 2n and r(n) = 2n + 1 and the parent is a(n) = n // 2. A point at a node
 branching on feature f goes left when x_f = 0 and right when x_f = 1.
 
-Shared here (used by FlowOCT, the Benders master, OCT and BinOCT — and by paper 003's master):
+Shared here (used by FlowOCT, the Benders master, OCT and BinOCT — and by paper 003's master); the
+index sets themselves are :class:`~odtlib.models._tree_index.TreeIndex`:
 
-* :class:`TreeIndex` — the index sets N, L and the parent/children/ancestor maps;
 * :func:`add_branch_and_predict_variables`, :func:`add_branch_or_predict` (1.2),
   :func:`add_leaves_predict` (1.3), :func:`split_count` — the (b, w) part of formulation (1);
 * :func:`route` — send every point down a fixed tree at once (numpy), used by the decoders, the
@@ -17,99 +17,21 @@ Shared here (used by FlowOCT, the Benders master, OCT and BinOCT — and by pape
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
-
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
-from pyomo.core.expr.numeric_expr import LinearExpression
+
+from odtlib.models._tree_index import TreeIndex, linear_sum
 
 NO_SPLIT = -1  # "this node does not branch" in branch-feature arrays
 
 
-@dataclass(frozen=True)
-class TreeIndex:
-    """Index sets of the full binary tree of depth ``depth`` (breadth-first numbering from 1)."""
-
-    depth: int
-
-    def __post_init__(self) -> None:
-        if self.depth < 1:
-            raise ValueError(f"depth must be >= 1, got {self.depth}")
-
-    @cached_property
-    def internal(self) -> list[int]:
-        """N: branching nodes 1 .. 2^d - 1."""
-        return list(range(1, 2**self.depth))
-
-    @cached_property
-    def leaves(self) -> list[int]:
-        """L: leaves 2^d .. 2^(d+1) - 1."""
-        return list(range(2**self.depth, 2 ** (self.depth + 1)))
-
-    @cached_property
-    def nodes(self) -> list[int]:
-        """N ∪ L."""
-        return self.internal + self.leaves
-
-    @property
-    def n_nodes(self) -> int:
-        return 2 ** (self.depth + 1) - 1
-
-    @staticmethod
-    def left(n: int) -> int:
-        return 2 * n
-
-    @staticmethod
-    def right(n: int) -> int:
-        return 2 * n + 1
-
-    @staticmethod
-    def parent(n: int) -> int:
-        return n // 2
-
-    def is_leaf(self, n: int) -> bool:
-        return n >= 2**self.depth
-
-    @staticmethod
-    def ancestors(n: int) -> list[tuple[int, bool]]:
-        """Ancestors of ``n`` from the root down, each with True when the path goes to its left child."""
-        path = []
-        while n > 1:
-            path.append((n // 2, n % 2 == 0))
-            n //= 2
-        return path[::-1]
-
-    def height(self, n: int) -> int:
-        """Levels from node ``n`` down to the leaves (root: depth, leaves: 0)."""
-        return self.depth - (n.bit_length() - 1)
-
-    def leaves_below(self, n: int) -> list[int]:
-        """Leaves of the subtree rooted at ``n``."""
-        height = self.height(n)
-        first = n << height
-        return list(range(first, first + 2**height))
-
-
-def linear_sum(variables: list) -> LinearExpression:
-    """Σ of Pyomo variables as one linear expression: ~5x faster to build than ``sum(...)`` for the
-    millions of terms of the per-point constraints (measured on kr-vs-kp, depth 3)."""
-    return LinearExpression(list(variables))
-
-
 # --------------------------------------------------------------------------- (b, w) of formulation (1)
-def add_branch_and_predict_variables(model: pyo.ConcreteModel, tree: TreeIndex, n_features: int,
-                                     n_classes: int, w_domain=pyo.Binary) -> None:
-    """Sets N, L, V = N ∪ L, F, K and the variables b_nf (1.10) and w_nk (1.11).
+def add_branch_and_predict_variables(model: pyo.ConcreteModel, w_domain=pyo.Binary) -> None:
+    """The variables b_nf (1.10) and w_nk (1.11) on the sets of :func:`~odtlib.models._tree_index.tree_model`.
 
     ``w_domain`` lets a master relax w (paper 003 does) without copying this function.
     """
-    model.N = pyo.Set(initialize=tree.internal, ordered=True, doc="branching nodes")
-    model.L = pyo.Set(initialize=tree.leaves, ordered=True, doc="leaves")
-    model.V = pyo.Set(initialize=tree.nodes, ordered=True, doc="all nodes N ∪ L")
-    model.F = pyo.Set(initialize=range(n_features), ordered=True, doc="binary features")
-    model.K = pyo.Set(initialize=range(n_classes), ordered=True, doc="classes")
     model.b = pyo.Var(model.N, model.F, within=pyo.Binary, doc="(1.10) branch on f at n")
     model.w = pyo.Var(model.V, model.K, within=w_domain, doc="(1.11) node n predicts class k")
 

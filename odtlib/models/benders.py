@@ -19,9 +19,9 @@ c^i_{n,t} = w_{n,y^i}. For a source set S ∋ s, 1 the cut reads
   disconnect a subtree from the sink is to cut its sink arc plus, for each child, the cheaper of the arc
   to the child and the child's own cut), then S top-down; also vectorised over points.
 
-:class:`MinCutBendersCuts` is a :class:`~odtlib.solvers.Callbacks` that any master with variables b_nf,
-w_nk (or any (n, k) -> variable mapping) and g^i can use: FlowOCT's Benders master here, and paper 003's
-regularised BendOCT master (whose leaf/cut-node variables do not enter the cuts).
+:class:`MinCutBendersCuts` is a lazy-row plug-in (:class:`~odtlib.solvers.LazyRowFamily`) that any master
+with variables b_nf, w_nk (or any (n, k) -> variable mapping) and g^i can use: FlowOCT's Benders master here,
+and paper 003's regularised BendOCT master (whose leaf/cut-node variables do not enter the cuts).
 """
 from __future__ import annotations
 
@@ -29,8 +29,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from odtlib.models._flow_tree import NO_SPLIT, TreeIndex, route
-from odtlib.solvers import Callbacks, LinearRow, Values
+from odtlib.models._flow_tree import NO_SPLIT, route
+from odtlib.models._pipeline import FitContext
+from odtlib.models._tree_index import TreeIndex
+from odtlib.solvers import LazyRowFamily, LinearRow, Values
 
 __all__ = ["MinCutBendersCuts", "path_source_sets", "min_cut_source_sets", "cut_coefficients"]
 
@@ -86,32 +88,31 @@ def cut_coefficients(X: np.ndarray, in_source: np.ndarray, depth: int) -> np.nda
     return coef
 
 
-class MinCutBendersCuts(Callbacks):
+class MinCutBendersCuts(LazyRowFamily):
     """Benders cuts (8.2) separated by min cut, as lazy constraints (and optionally as cuts at LP points).
 
     Parameters
     ----------
-    X, y : 0/1 features (points × F) and classes 0..K-1
-    depth : tree depth d
+    ctx : the fit's context: 0/1 features ``ctx.X01`` (points × F), classes ``ctx.y`` (0..K-1), ``ctx.depth``
     b : mapping (n, f) -> Pyomo variable, for internal nodes n and features f (e.g. ``model.b``)
     w : mapping (n, k) -> Pyomo variable, for all nodes n and classes k (the class-k sink arc of n)
     g : mapping i -> Pyomo variable, the master's estimate of point i's flow (objective weight > 0)
-    n_classes : K
-    fractional : also separate at fractional LP solutions with the min-cut of :func:`min_cut_source_sets`
-        (SCIP only; the lazy callback is then called at LP points too)
+    at_fractional : also separate at fractional LP solutions with the min-cut of :func:`min_cut_source_sets`
+        (inside the search on SCIP; root LP rounds on restart solvers)
     tol : violation tolerance
 
     One instance per solve (it caches the solver's column numbers). ``lazy`` = :meth:`separate` then
     :meth:`cut_rows`; a master with stronger cuts overrides :meth:`cut_rows`.
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, depth: int, b: Mapping, w: Mapping, g: Mapping,
-                 n_classes: int, fractional: bool = False, tol: float = 1e-6):
-        self.X = (np.asarray(X) > 0.5).astype(np.float64)
-        self.y = np.asarray(y, dtype=np.int64)
-        self.depth = depth
+    def __init__(self, ctx: FitContext, b: Mapping, w: Mapping, g: Mapping, at_fractional: bool = False,
+                 tol: float = 1e-6):
+        self.X = ctx.X01.astype(np.float64)
+        self.y = ctx.y
+        self.depth = depth = ctx.depth
+        n_classes = ctx.n_classes
         self.tol = tol
-        self.lazy_at_fractional = fractional
+        self.at_fractional = at_fractional
         tree = TreeIndex(depth)
         n_features = self.X.shape[1]
         # variable grids on the full node numbering 0 .. 2^(d+1)-1 (row 0 and leaf rows of b unused)

@@ -2,8 +2,8 @@
 
 The master problem (8) keeps the tree variables (b, w) of FlowOCT and replaces every point's flow by one
 variable g^i <= 1 (8.5); the Benders cuts (8.2), which tie g^i to (b, w), are not in the model but are
-added lazily by :class:`~odtlib.models.benders.MinCutBendersCuts` at every integer solution the solver
-finds (Proposition 1's O(d) min cut), inside one branch-and-bound on SCIP, or by the restart loop of
+added lazily by the plug-in :class:`~odtlib.models.benders.MinCutBendersCuts` at every integer solution the
+solver finds (Proposition 1's O(d) min cut), inside one branch-and-bound on SCIP, or by the restart loop of
 :mod:`odtlib.solvers.restart` on solvers without callbacks (HiGHS, GLPK).
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from odtlib.models._flow_model import FlowModelClassifier, flow_constraints
 from odtlib.models._flow_tree import (
-    TreeIndex,
     add_branch_and_predict_variables,
     add_branch_or_predict,
     add_leaves_predict,
@@ -22,8 +22,10 @@ from odtlib.models._flow_tree import (
     linear_sum,
     regularised_objective,
 )
-from odtlib.models._solve import FlowModelClassifier
+from odtlib.models._pipeline import FitContext, PluginNeed
+from odtlib.models._tree_index import tree_model
 from odtlib.models.benders import MinCutBendersCuts
+from odtlib.solvers import BranchAndCut
 
 __all__ = ["BendersOCT", "build_model", "benders_cuts"]
 
@@ -31,14 +33,9 @@ __all__ = ["BendersOCT", "build_model", "benders_cuts"]
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float = 0.0,
                 n_classes: int | None = None) -> pyo.ConcreteModel:
     """Benders master (8) without its cuts (8.2); pair it with :func:`benders_cuts` when solving."""
-    y = np.asarray(y, dtype=np.int64)
     lam = check_split_penalty(split_penalty)
-    tree = TreeIndex(depth)
-    K = int(y.max()) + 1 if n_classes is None else n_classes
-    model = pyo.ConcreteModel(name=f"BendersOCT master(depth={depth})")
-    model.tree = tree
-    add_branch_and_predict_variables(model, tree, np.asarray(X).shape[1], K)    # (8.6), (8.7)
-    model.I = pyo.Set(initialize=range(len(y)), ordered=True, doc="training points")
+    model, y = tree_model("BendersOCT master", depth, X, y, n_classes)
+    add_branch_and_predict_variables(model)                                    # (8.6), (8.7)
     model.g = pyo.Var(model.I, bounds=(0, 1), doc="(8.5) flow of point i, bounded by the cuts (8.2)")
     add_branch_or_predict(model)                                               # (8.3) = (1.2)
     add_leaves_predict(model)                                                  # (8.4) = (1.3)
@@ -46,30 +43,31 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float =
     return model
 
 
-def benders_cuts(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, fractional: bool = False
-                 ) -> MinCutBendersCuts:
+def benders_cuts(ctx: FitContext, model: pyo.ConcreteModel, at_fractional: bool = False) -> MinCutBendersCuts:
     """The lazy Benders cuts (8.2) for a master built by :func:`build_model` (one instance per solve)."""
-    return MinCutBendersCuts(X, y, model.tree.depth, model.b, model.w, model.g, n_classes=len(model.K),
-                             fractional=fractional)
+    return MinCutBendersCuts(ctx, model.b, model.w, model.g, at_fractional=at_fractional)
 
 
 class BendersOCT(FlowModelClassifier):
     """Optimal classification tree by Benders decomposition of FlowOCT (Aghaei, Gómez & Vayanos 2020).
 
     Same parameters as :class:`~odtlib.models.FlowOCT` (default ``solver="scip"``, which adds the cuts
-    inside one branch-and-bound; other solvers run a restart loop), plus
+    inside one branch-and-bound; other solvers run a restart loop, with a warning), plus
 
-    fractional_cuts : bool, default False
-        Also separate Benders cuts at fractional LP solutions by min cut, at every node (SCIP only).
-        Off by default: at every node it cost more than it saved (bench/paper001_vs_peers.py, depth 2,
-        λ = 0, SCIP, one run each on a shared machine: monk3 7.0 s vs 2.8 s, monk1 11.2 s vs 8.1 s).
-        Separating at the root only, which helped on monk1 in an earlier prototype, needs the node depth
-        from the solver layer (not available yet).
+    fractional_benders_cuts : bool, default False
+        Also separate Benders cuts at fractional LP solutions by min cut, at every node on SCIP (in root LP
+        rounds on HiGHS/GLPK). Off by default: at every node it cost more than it saved
+        (bench/paper001_vs_peers.py, depth 2, λ = 0, SCIP, one run each on a shared machine: monk3 7.0 s vs
+        2.8 s, monk1 11.2 s vs 8.1 s). Separating at the root only, which helped on monk1 in an earlier
+        prototype, needs the node depth from the solver layer (not available yet).
     """
 
-    def __init__(self, depth: int = 2, split_penalty: float = 0.0, solver: str = "scip",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1,
-                 seed: int = 0, warm_start=None, fractional_cuts: bool = False, log: bool = False):
+    _parameter_constraints = flow_constraints(fractional_benders_cuts=["boolean"])
+
+    def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "scip",
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 warm_start=True, fractional_benders_cuts: bool = False, solver_options: dict | None = None,
+                 keep_model: bool = False, log: bool = False):
         self.depth = depth
         self.split_penalty = split_penalty
         self.solver = solver
@@ -78,23 +76,31 @@ class BendersOCT(FlowModelClassifier):
         self.threads = threads
         self.seed = seed
         self.warm_start = warm_start
-        self.fractional_cuts = fractional_cuts
+        self.fractional_benders_cuts = fractional_benders_cuts
+        self.solver_options = solver_options
+        self.keep_model = keep_model
         self.log = log
 
-    def _build(self, X, y):
-        return build_model(X, y, self.depth, self.split_penalty, n_classes=len(self.classes_))
+    def _size_terms(self, ctx):
+        branch = 2**ctx.depth - 1
+        return {f"b ({branch} branch nodes × {ctx.n_features} features)": branch * ctx.n_features,
+                f"g ({ctx.n_samples} rows)": ctx.n_samples}
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.fractional_cuts and self.solver.lower() != "scip":
-            raise ValueError("fractional_cuts=True needs a solver with cut callbacks: use solver='scip'")
+    def _build(self, ctx):
+        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes)
 
-    def _callbacks(self, model, X, y):
-        return benders_cuts(model, X, y, fractional=self.fractional_cuts)
+    def _plugin_needs(self, ctx):
+        needs = [PluginNeed("the Benders cuts (8.2)", "lazy")]
+        if self.fractional_benders_cuts:
+            needs.append(PluginNeed("fractional_benders_cuts", "cuts"))
+        return needs
 
-    def _start_values(self, model, X, y, branch_feature, node_label):
+    def _callbacks(self, ctx, model):
+        return BranchAndCut(lazy=[benders_cuts(ctx, model, at_fractional=self.fractional_benders_cuts)])
+
+    def _assignment_start(self, ctx, model, branch_feature, node_label):
         start = branching_start(model, branch_feature, node_label)
-        _, _, correct = classify_points(X, y, branch_feature, node_label, model.tree)
+        _, _, correct = classify_points(ctx.X01, ctx.y, branch_feature, node_label, model.tree)
         for i in model.I:
             start[model.g[i]] = float(correct[i])
         return start

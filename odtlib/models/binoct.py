@@ -26,25 +26,19 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
 
-from odtlib.models._flow_tree import TreeIndex, classify_points, linear_sum
-from odtlib.models._solve import FlowModelClassifier
+from odtlib.models._flow_model import FlowModelClassifier
+from odtlib.models._flow_tree import classify_points
+from odtlib.models._pipeline import common_constraints
+from odtlib.models._tree_index import TreeIndex, as_binary, linear_sum, tree_model
 
 __all__ = ["BinOCT", "build_model"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, n_classes: int | None = None) -> pyo.ConcreteModel:
     """BinOCT of Verwer & Zhang (2019) on binary ``X`` (see the module docstring for the equations)."""
-    X = np.asarray(X) > 0.5
-    y = np.asarray(y, dtype=np.int64)
-    tree = TreeIndex(depth)
-    K = int(y.max()) + 1 if n_classes is None else n_classes
-    model = pyo.ConcreteModel(name=f"BinOCT(depth={depth})")
-    model.tree = tree
-    model.N = pyo.Set(initialize=tree.internal, ordered=True)
-    model.L = pyo.Set(initialize=tree.leaves, ordered=True)
-    model.F = pyo.Set(initialize=range(X.shape[1]), ordered=True)
-    model.K = pyo.Set(initialize=range(K), ordered=True)
-    model.I = pyo.Set(initialize=range(len(y)), ordered=True)
+    X = as_binary(X)
+    model, y = tree_model("BinOCT", depth, X, y, n_classes)
+    tree = model.tree
     model.b = pyo.Var(model.N, model.F, within=pyo.Binary, doc="node n splits on feature f")
     model.l = pyo.Var(model.I, model.L, bounds=(0, 1), doc="point i reaches leaf m")
     model.p = pyo.Var(model.L, model.K, within=pyo.Binary, doc="leaf m predicts class k")
@@ -123,9 +117,11 @@ class BinOCT(FlowModelClassifier):
     ``valid_inequalities``.
     """
 
-    def __init__(self, depth: int = 2, solver: str = "highs", time_limit: float | None = None,
-                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=None,
-                 log: bool = False):
+    _parameter_constraints = common_constraints()
+
+    def __init__(self, *, depth: int = 2, solver: str = "highs", time_limit: float | None = None,
+                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=True,
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         self.depth = depth
         self.solver = solver
         self.time_limit = time_limit
@@ -133,22 +129,33 @@ class BinOCT(FlowModelClassifier):
         self.threads = threads
         self.seed = seed
         self.warm_start = warm_start
+        self.solver_options = solver_options
+        self.keep_model = keep_model
         self.log = log
 
-    def _build(self, X, y):
-        return build_model(X, y, self.depth, n_classes=len(self.classes_))
+    def _size_terms(self, ctx):
+        leaves = 2**ctx.depth
+        return {f"l ({ctx.n_samples} rows × {leaves} leaves)": ctx.n_samples * leaves,
+                f"b ({leaves - 1} branch nodes × {ctx.n_features} features)": (leaves - 1) * ctx.n_features}
 
-    def _decode(self, model):
+    def _objective_step(self, ctx):
+        """The objective counts correctly classified points."""
+        return 1.0
+
+    def _build(self, ctx):
+        return build_model(ctx.X01, ctx.y, self.depth, n_classes=ctx.n_classes)
+
+    def _decode_assignment(self, ctx, model):
         tree: TreeIndex = model.tree
         branch_feature = {n: max(model.F, key=lambda f: pyo.value(model.b[n, f])) for n in tree.internal}
         node_label = {m: max(model.K, key=lambda k: pyo.value(model.p[m, k])) for m in tree.leaves}
         return branch_feature, node_label
 
-    def _start_values(self, model, X, y, branch_feature, node_label):
+    def _assignment_start(self, ctx, model, branch_feature, node_label):
         tree: TreeIndex = model.tree
         branch_feature, node_label = full_depth_assignment(branch_feature, node_label, tree)
-        terminal, _, _ = classify_points(X, y, branch_feature, node_label, tree)
-        y = np.asarray(y)
+        terminal, _, _ = classify_points(ctx.X01, ctx.y, branch_feature, node_label, tree)
+        y = ctx.y
         start = ComponentMap((model.b[n, f], float(branch_feature[n] == f)) for n in tree.internal for f in model.F)
         for m in tree.leaves:
             here = terminal == m

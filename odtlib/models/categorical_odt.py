@@ -42,20 +42,19 @@ import math
 import numbers
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import pyomo.environ as pyo
-from pandas.api import types as ptypes
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from odtlib.encoders import DecileEncoder, FeatureGroup, _as_frame
-from odtlib.models._base import ODTClassifier
-from odtlib.models._solve import exact_gaps
+from odtlib.encoders import CategoricalEncoding, FeatureGroup
+from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, objective_step
 from odtlib.models.topologies import Topology, get_topology
 from odtlib.tree import Leaf, SubsetSplit, Tree
 
-__all__ = ["CategoricalODT", "Group", "build_model", "decode_tree", "tree_counts", "CategoricalEncoding"]
+__all__ = ["CategoricalODT", "Group", "build_model", "decode_tree", "tree_counts"]
 
 MAXIMIZE = ("accuracy", "sensitivity", "specificity")
 
@@ -356,39 +355,7 @@ def tree_counts(tree: Tree, A: np.ndarray, positive: np.ndarray, labels: tuple) 
     return int((predicted_positive & positive).sum()), int((~predicted_positive & ~positive).sum())
 
 
-# ---------------------------------------------------------------------------------------------- encoding
-class CategoricalEncoding:
-    """Encode a mixed DataFrame for paper 000: categorical columns one-hot, numeric columns ordinal.
-
-    A numeric column with at most 10 distinct values gets one column per value (so breast-cancer's 1..10
-    scores give 10 columns, as the paper's 90 features); other numeric columns are bucketed into deciles
-    (:class:`~odtlib.encoders.DecileEncoder`, Section 4.4). Both are ordinal groups. Categories unseen in
-    ``fit`` encode as all zeros (they go right at every test of their group).
-    """
-
-    max_values_as_buckets = 10
-
-    def fit(self, X: pd.DataFrame) -> CategoricalEncoding:
-        frame = _as_frame(X)
-        numeric = [c for c in frame.columns
-                   if ptypes.is_numeric_dtype(frame[c]) and not ptypes.is_bool_dtype(frame[c])]
-        self.by_value_ = [c for c in numeric if frame[c].nunique() <= self.max_values_as_buckets]
-        self.encoder_ = DecileEncoder(unseen="ignore").fit(self._prepare(frame))
-        self.groups_ = [
-            FeatureGroup(g.name, g.columns, "ordinal" if g.name in numeric else g.kind, g.values)
-            for g in self.encoder_.groups_
-        ]
-        return self
-
-    def _prepare(self, frame: pd.DataFrame) -> pd.DataFrame:
-        if not self.by_value_:
-            return frame
-        return frame.astype({c: object for c in self.by_value_})
-
-    def transform(self, X) -> pd.DataFrame:
-        return self.encoder_.transform(self._prepare(_as_frame(X)))
-
-
+# ---------------------------------------------------------------------------------------------- groups
 def _label_text(value) -> object:
     if isinstance(value, tuple) and len(value) == 2:
         return f"({value[0]:.6g}, {value[1]:.6g}]"
@@ -436,7 +403,7 @@ def resolve_groups(groups, columns: list[str]) -> list[Group]:
 
 
 # ---------------------------------------------------------------------------------------------- estimator
-class CategoricalODT(ODTClassifier):
+class CategoricalODT(MIPTreeClassifier):
     """Optimal decision tree with subset tests on categorical groups (paper 000, Günlük et al. 2019).
 
     Parameters
@@ -444,7 +411,8 @@ class CategoricalODT(ODTClassifier):
     topology : "depth2", "depth2.5", "depth3", "imbalanced" or a shape of nested (left, right) pairs
         with None for leaves (see :mod:`odtlib.models.topologies`), default "depth2".
     groups : None, list of :class:`~odtlib.encoders.FeatureGroup`, list of column lists, or {name: columns}
-        None: X is a DataFrame (or array) of original columns, encoded here by :class:`CategoricalEncoding`
+        None: X is a DataFrame (or array) of original columns, encoded here by
+        :class:`~odtlib.encoders.CategoricalEncoding`
         (categorical one-hot, numeric ordinal). Otherwise X is already 0/1 and ``groups`` say which columns
         form one categorical feature (``FeatureGroup.kind == "ordinal"`` marks ordered buckets).
     class_weight : float, default 1
@@ -454,73 +422,89 @@ class CategoricalODT(ODTClassifier):
     max_card : int or None
         Section 4.5: subsets of at most ``max_card`` or at least |J(g)| - ``max_card`` values
         (1 = "simple", 2 = the paper's "comb-con", None = "comb-unc").
-    ordinal : bool, default True
+    ordinal_splits : bool, default True
         Section 4.4: ordinal groups only branch on "<=" / ">=" a bucket ("n" in Table 7; False = "c").
     maximize : "accuracy", "sensitivity" or "specificity"; floor : float in (0, 1]
         Section 4.6: maximise the training TPR subject to training TNR >= floor, or the mirror image.
     feature_selection : None, "cart" or a list of group names
         Section 5.1: "cart" keeps the groups used by an unrestricted CART tree fitted on the training data
         (:func:`odtlib.feature_selection.cart_feature_groups`); a list keeps exactly those groups.
-    strengthen, anchor, prune_c, relax : bool, default True
-        The enhancements of Section 4.3 ((11)-(12), (13), (14), Proposition 3). They do not change the
-        optimum; the ablation of Tables 2-3 switches them off.
+    strengthened_routing, anchors, pruned_routing, relaxed_integrality : bool, default True
+        The enhancements of Section 4.3: routing (11)-(12) instead of (5)-(7), the anchor features (13),
+        routing variables only for correct (sample, leaf) pairs (14), and v and leaf-adjacent z continuous
+        (Proposition 3). They do not change the optimum; the ablation of Tables 2-3 switches them off.
     proper_splits : bool, default False
         Add (9)-(10) (every test sends some value each way). Off in the paper; it can lower the optimum.
-    solver, time_limit, mip_gap, threads, seed, log
-        Passed to :func:`odtlib.solvers.solve`. ``mip_gap=None`` proves the exact optimum.
+    solver, time_limit, mip_gap, threads, seed, solver_options, keep_model, log
+        As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``mip_gap=None`` proves the
+        exact optimum. There is no warm start: the fixed topology and its pre-labelled leaves leave no
+        direct image of a CART tree.
 
     Attributes after fit: ``tree_`` (subset splits on the encoded columns, printed with the original
     values), ``solve_result_``, ``classes_``, ``groups_`` (the :class:`Group` list used), ``encoder_``
-    (the :class:`CategoricalEncoding` or None), ``model_`` (the solved Pyomo model), ``train_counts_``
+    (the :class:`~odtlib.encoders.CategoricalEncoding` or None), ``train_counts_``
     (correct positives, correct negatives of ``tree_`` on the training data).
     """
 
     requires_binary_features = True
 
-    def __init__(self, topology="depth2", groups=None, class_weight: float = 1.0, positive_class=None,
-                 max_card: int | None = None, ordinal: bool = True, maximize: str = "accuracy",
-                 floor: float | None = None, feature_selection=None, strengthen: bool = True,
-                 anchor: bool = True, prune_c: bool = True, relax: bool = True, proper_splits: bool = False,
-                 solver: str = "highs", time_limit: float | None = None, mip_gap: float | None = None,
-                 threads: int = 1, seed: int = 0, log: bool = False):
+    _parameter_constraints = {
+        **{k: v for k, v in common_constraints().items() if k not in ("depth", "warm_start")},
+        "class_weight": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_card": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "ordinal_splits": ["boolean"], "maximize": [StrOptions(set(MAXIMIZE))],
+        "floor": [Interval(numbers.Real, 0, 1, closed="right"), None],
+        "strengthened_routing": ["boolean"], "anchors": ["boolean"], "pruned_routing": ["boolean"],
+        "relaxed_integrality": ["boolean"], "proper_splits": ["boolean"],
+    }
+
+    PAPER_METHODS = {   # Table 2's columns: the enhancements of Section 4.3 one at a time
+        "None": dict(strengthened_routing=False, anchors=False, pruned_routing=False, relaxed_integrality=False),
+        "Strengthen": dict(strengthened_routing=True, anchors=False, pruned_routing=False, relaxed_integrality=False),
+        "Anchor": dict(strengthened_routing=False, anchors=True, pruned_routing=False, relaxed_integrality=False),
+        "Prune": dict(strengthened_routing=False, anchors=False, pruned_routing=True, relaxed_integrality=False),
+        "All": dict(strengthened_routing=True, anchors=True, pruned_routing=True, relaxed_integrality=True),
+    }
+
+    def __init__(self, *, topology="depth2", groups=None, class_weight: float = 1.0, positive_class=None,
+                 max_card: int | None = None, ordinal_splits: bool = True, maximize: str = "accuracy",
+                 floor: float | None = None, feature_selection=None, strengthened_routing: bool = True,
+                 anchors: bool = True, pruned_routing: bool = True, relaxed_integrality: bool = True,
+                 proper_splits: bool = False, solver: str = "highs", time_limit: float | None = None,
+                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, solver_options: dict | None = None,
+                 keep_model: bool = False, log: bool = False):
         self.topology = topology
         self.groups = groups
         self.class_weight = class_weight
         self.positive_class = positive_class
         self.max_card = max_card
-        self.ordinal = ordinal
+        self.ordinal_splits = ordinal_splits
         self.maximize = maximize
         self.floor = floor
         self.feature_selection = feature_selection
-        self.strengthen = strengthen
-        self.anchor = anchor
-        self.prune_c = prune_c
-        self.relax = relax
+        self.strengthened_routing = strengthened_routing
+        self.anchors = anchors
+        self.pruned_routing = pruned_routing
+        self.relaxed_integrality = relaxed_integrality
         self.proper_splits = proper_splits
         self.solver = solver
         self.time_limit = time_limit
         self.mip_gap = mip_gap
         self.threads = threads
         self.seed = seed
+        self.solver_options = solver_options
+        self.keep_model = keep_model
         self.log = log
 
     # ------------------------------------------------------------------ validation
     def _check_params(self) -> None:
         super()._check_params()
         get_topology(self.topology)
-        if self.maximize not in MAXIMIZE:
-            raise ValueError(f"maximize must be one of {MAXIMIZE}, got {self.maximize!r}")
-        if self.maximize != "accuracy" and (self.floor is None or not 0 < self.floor <= 1):
+        if self.maximize != "accuracy" and self.floor is None:
             raise ValueError(f"maximize={self.maximize!r} needs a floor in (0, 1] on the other rate, "
                              f"got floor={self.floor!r}")
         if self.maximize == "accuracy" and self.floor is not None:
             raise ValueError("floor only applies with maximize='sensitivity' or 'specificity'")
-        if self.max_card is not None and (
-                isinstance(self.max_card, bool) or not isinstance(self.max_card, numbers.Integral)
-                or self.max_card < 1):
-            raise ValueError(f"max_card must be a positive integer or None, got {self.max_card!r}")
-        if not isinstance(self.class_weight, numbers.Real) or not self.class_weight > 0:
-            raise ValueError(f"class_weight must be a positive number, got {self.class_weight!r}")
         fs = self.feature_selection
         if fs is not None and fs != "cart" and (isinstance(fs, str) or not isinstance(fs, Sequence)):
             raise ValueError(f"feature_selection must be None, 'cart' or a list of group names, got {fs!r}")
@@ -528,7 +512,6 @@ class CategoricalODT(ODTClassifier):
     # ------------------------------------------------------------------ encoding
     def fit(self, X, y) -> CategoricalODT:
         """Encode X (unless ``groups`` is given), then solve formulation (8) on the 0/1 data."""
-        self._check_params()
         if self.groups is None:
             self.encoder_ = CategoricalEncoding().fit(X)
             X01 = self.encoder_.transform(X)
@@ -545,6 +528,41 @@ class CategoricalODT(ODTClassifier):
         if getattr(self, "encoder_", None) is not None:
             X = self.encoder_.transform(X)
         return super()._check_X_fitted(X)
+
+    # ------------------------------------------------------------------ pipeline hooks
+    def _context(self, X, y) -> CategoricalContext:
+        labels = self._labels()
+        return CategoricalContext(X, y, self.classes_, depth=get_topology(self.topology).depth, labels=labels,
+                                  positive=self.classes_[y] == labels[1], groups=self._selected_groups(X, y))
+
+    def _size_terms(self, ctx):
+        topo = get_topology(self.topology)
+        leaves, nodes = len(topo.leaves), len(topo.decision_nodes)
+        return {f"c ({ctx.n_samples} rows × {leaves} leaves)": ctx.n_samples * leaves,
+                f"z ({nodes} decision nodes × {ctx.n_features} columns)": nodes * ctx.n_features}
+
+    def _build(self, ctx):
+        return build_model(
+            ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self.class_weight,
+            strengthen=self.strengthened_routing, anchor=self.anchors, prune_c=self.pruned_routing,
+            relax=self.relaxed_integrality, proper_splits=self.proper_splits, ordinal=self.ordinal_splits,
+            max_card=self.max_card, maximize=self.maximize, floor=self.floor)
+
+    def _initial_tree(self, ctx):
+        return None
+
+    def _no_tree_hint(self) -> str:
+        return "raise time_limit; with a floor the constraint may be infeasible"
+
+    def _objective_step(self, ctx):
+        """(8a) counts positives plus C times negatives: multiples of 1/denominator(C); (16) counts samples."""
+        return objective_step(self.class_weight if self.maximize == "accuracy" else 1.0)
+
+    def _decode(self, ctx, model):
+        tree = decode_tree(model, ctx.labels, feature_names=getattr(self, "feature_names_in_", None))
+        ctx.notes["train_counts_"] = counts = tree_counts(tree, ctx.X, ctx.positive, ctx.labels)
+        self._check_decoded_objective(counts, pyo.value(model.objective))
+        return tree
 
     # ------------------------------------------------------------------ the formulation
     def _labels(self) -> tuple:
@@ -573,32 +591,18 @@ class CategoricalODT(ODTClassifier):
         kept = [g for g in self.groups_ if g.name in names]
         return kept or list(self.groups_)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray):
-        from odtlib.solvers import solve
-
-        labels = self._labels()
-        positive = self.classes_[y] == labels[1]
-        groups = self._selected_groups(X, y)
-        model = build_model(
-            X, positive, groups, self.topology, class_weight=self.class_weight, strengthen=self.strengthen,
-            anchor=self.anchor, prune_c=self.prune_c, relax=self.relax, proper_splits=self.proper_splits,
-            ordinal=self.ordinal, max_card=self.max_card, maximize=self.maximize, floor=self.floor)
-        weight = self.class_weight if self.maximize == "accuracy" else 1
-        mip_gap, abs_gap = exact_gaps(weight, self.mip_gap)  # objective is a multiple of 1/denominator(C)
-        result = solve(model, solver=self.solver, time_limit=self.time_limit, mip_gap=mip_gap, abs_gap=abs_gap,
-                       threads=self.threads, seed=self.seed, log=self.log)
-        if not result.has_solution:
-            raise RuntimeError(f"CategoricalODT: the solver returned no tree (status {result.status!r}: "
-                               f"{result.message}); with a floor the constraint may be infeasible")
-        self.model_ = model
-        tree = decode_tree(model, labels, feature_names=getattr(self, "feature_names_in_", None))
-        self.train_counts_ = tree_counts(tree, X, positive, labels)
-        self._check_decoded_objective(result.objective)
-        return tree, result
-
-    def _check_decoded_objective(self, objective: float) -> None:
-        pos, neg = self.train_counts_
+    def _check_decoded_objective(self, counts: tuple[int, int], objective: float) -> None:
+        pos, neg = counts
         value = {"accuracy": pos + self.class_weight * neg, "sensitivity": pos, "specificity": neg}[self.maximize]
         if abs(value - objective) > 1e-6 * max(1.0, abs(objective)):
             warnings.warn(f"CategoricalODT: the decoded tree scores {value} on the training data but the solver "
-                          f"reported {objective}; the solution may be fractional", RuntimeWarning, stacklevel=3)
+                          f"reported {objective}; the solution may be fractional", RuntimeWarning, stacklevel=5)
+
+
+@dataclass
+class CategoricalContext(FitContext):
+    """A fit of formulation (8): the (negative, positive) labels, which samples are positive, the groups."""
+
+    labels: tuple = ()
+    positive: np.ndarray | None = None
+    groups: list = field(default_factory=list)

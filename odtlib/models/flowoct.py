@@ -15,18 +15,18 @@ Variables (names in the Pyomo model):
   optimum, so (1.12)/(1.13) can be relaxed, as the paper does in its experiments.
 
 Valid inequalities (4) (Section 2.2.3) are optional user cuts, separated at fractional LP solutions by
-:class:`ValidInequalityCuts` (SCIP only: HiGHS and GLPK have no cut callback, and the family is exponential
-in size, so on those solvers ``valid_inequalities=True`` is rejected rather than silently ignored). Off by
-default: on SCIP they slowed the proof down (bench/paper001_vs_peers.py, depth 2, λ = 0: monk3 16.9 s vs
-13.6 s, monk1 25.7 s vs 9.7 s without them).
+:class:`ValidInequalityCuts`, a cut-family plug-in (inside the search on SCIP; in root LP rounds only on
+HiGHS and GLPK, with a warning; see :func:`odtlib.solvers.capabilities`). Off by default: on SCIP they slowed
+the proof down (bench/paper001_vs_peers.py, depth 2, λ = 0: monk3 16.9 s vs 13.6 s, monk1 25.7 s vs 9.7 s
+without them).
 """
 from __future__ import annotations
 
 import numpy as np
 import pyomo.environ as pyo
 
+from odtlib.models._flow_model import FlowModelClassifier, flow_constraints
 from odtlib.models._flow_tree import (
-    TreeIndex,
     add_branch_and_predict_variables,
     add_branch_or_predict,
     add_leaves_predict,
@@ -36,24 +36,21 @@ from odtlib.models._flow_tree import (
     linear_sum,
     regularised_objective,
 )
-from odtlib.models._solve import FlowModelClassifier
-from odtlib.solvers import Callbacks, LinearRow
+from odtlib.models._pipeline import FitContext, PluginNeed
+from odtlib.models._tree_index import TreeIndex, as_binary, tree_model
+from odtlib.solvers import BranchAndCut, CutFamily, LinearRow
 
-__all__ = ["FlowOCT", "build_model", "ValidInequalityCuts"]
+__all__ = ["FlowOCT", "build_model", "ValidInequalityCuts", "flow_size_terms"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float = 0.0,
                 n_classes: int | None = None) -> pyo.ConcreteModel:
     """Formulation (1): FlowOCT on binary ``X`` (n × F, 0/1) and ``y`` (ints 0..K-1)."""
-    X = np.asarray(X) > 0.5
-    y = np.asarray(y, dtype=np.int64)
+    X = as_binary(X)
     lam = check_split_penalty(split_penalty)
-    tree = TreeIndex(depth)
-    K = int(y.max()) + 1 if n_classes is None else n_classes
-    model = pyo.ConcreteModel(name=f"FlowOCT(depth={depth})")
-    model.tree = tree
-    add_branch_and_predict_variables(model, tree, X.shape[1], K)
-    add_flow_variables(model, len(y))
+    model, y = tree_model("FlowOCT", depth, X, y, n_classes)
+    add_branch_and_predict_variables(model)
+    add_flow_variables(model)
     add_branch_or_predict(model)                       # (1.2)
     add_leaves_predict(model)                          # (1.3)
     add_flow_conservation_internal(model)              # (1.4)
@@ -65,9 +62,8 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float =
     return model
 
 
-def add_flow_variables(model: pyo.ConcreteModel, n_points: int) -> None:
+def add_flow_variables(model: pyo.ConcreteModel) -> None:
     """Flows z (arcs into nodes) and zt (arcs to the sink), continuous in [0, 1] ((1.6), relaxed (1.12)-(1.13))."""
-    model.I = pyo.Set(initialize=range(n_points), ordered=True, doc="training points")
     model.z = pyo.Var(model.I, model.V, bounds=(0, 1), doc="flow on arc (a(n), n); (1.6) for n = 1")
     model.zt = pyo.Var(model.I, model.V, bounds=(0, 1), doc="flow on arc (n, t)")
 
@@ -112,6 +108,13 @@ def add_sink_arc_capacity(model: pyo.ConcreteModel, y: np.ndarray) -> None:
         model.I, model.V, rule=lambda m, i, n: m.zt[i, n] <= m.w[n, int(y[i])], doc="(1.9)")
 
 
+def flow_size_terms(ctx: FitContext) -> dict[str, int]:
+    """Variable counts of the flow model: b (N × F) and the flows z, zt (2 × (N ∪ L) × points)."""
+    nodes = 2 ** (ctx.depth + 1) - 1
+    return {f"the flows z, zt (2 × {nodes} nodes × {ctx.n_samples} rows)": 2 * nodes * ctx.n_samples,
+            f"b ({nodes // 2} branch nodes × {ctx.n_features} features)": (nodes // 2) * ctx.n_features}
+
+
 def correctly_classified(model: pyo.ConcreteModel):
     """Σ_i Σ_n z^i_{n,t}: the number of correctly classified points, first term of (1.1)."""
     return linear_sum(model.zt[i, n] for i in model.I for n in model.V)
@@ -130,7 +133,7 @@ def flow_start(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray,
     return start
 
 
-class ValidInequalityCuts(Callbacks):
+class ValidInequalityCuts(CutFamily):
     """Separation of the valid inequalities (4) at fractional LP solutions (a user-cut callback).
 
     For a node n whose children are leaves and a feature f, the most violated inequality (4) takes, among
@@ -138,10 +141,9 @@ class ValidInequalityCuts(Callbacks):
     violated when Σ_k max_{i: y^i=k, x^i_f=1} z^i_{n,l(n)} > 1 - b_{nf}.
     """
 
-    def __init__(self, model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, tol: float = 1e-4):
-        self.model = model
-        self.X = np.asarray(X) > 0.5
-        self.y = np.asarray(y, dtype=np.int64)
+    def __init__(self, ctx: FitContext, model: pyo.ConcreteModel, tol: float = 1e-4):
+        self.X = ctx.X01
+        self.y = ctx.y
         self.tol = tol
         tree: TreeIndex = model.tree
         self.nodes = [n for n in tree.internal if tree.is_leaf(2 * n)]
@@ -172,8 +174,8 @@ class ValidInequalityCuts(Callbacks):
 class FlowOCT(FlowModelClassifier):
     """Optimal classification tree by the max-flow formulation (1) of Aghaei, Gómez & Vayanos (2020).
 
-    Parameters
-    ----------
+    Parameters (keyword-only)
+    -------------------------
     depth : int, default 2
         Depth d of the full binary tree (internal nodes may predict, so shallower trees are included).
     split_penalty : float in [0, 1], default 0
@@ -182,16 +184,27 @@ class FlowOCT(FlowModelClassifier):
         Any solver of :func:`odtlib.solvers.solve` ("highs", "scip", "glpk", ...).
     time_limit : float or None, mip_gap : float or None, threads : int, seed : int, log : bool
         Passed to :func:`odtlib.solvers.solve`. ``mip_gap=None`` means "exact": the absolute gap is set
-        below the objective's granularity (see :func:`odtlib.models._solve.exact_gaps`).
-    warm_start : None, "cart" or a Tree
-        Start from a CART tree of the same depth, or from a given univariate tree.
+        below the objective's granularity (:func:`odtlib.models._pipeline.objective_step`). ``time_limit``
+        covers the solver's run, not building the model.
+    warm_start : bool or Tree, default True
+        Start from a CART tree of the same depth (True), from a given univariate tree, or from nothing.
     valid_inequalities : bool, default False
-        Separate the valid inequalities (4) as user cuts at fractional solutions (SCIP only).
+        Separate the valid inequalities (4) as user cuts at fractional solutions (inside the search on
+        SCIP; root LP rounds on HiGHS/GLPK).
+    solver_options : dict or None
+        The solver's own parameters, applied last.
+    keep_model : bool, default False
+        Keep the solved Pyomo model as ``model_``.
+
+    After ``fit``: ``tree_``, ``solve_result_``, ``classes_`` (and ``model_`` with ``keep_model``).
     """
 
-    def __init__(self, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1,
-                 seed: int = 0, warm_start=None, valid_inequalities: bool = False, log: bool = False):
+    _parameter_constraints = flow_constraints(valid_inequalities=["boolean"])
+
+    def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 warm_start=True, valid_inequalities: bool = False, solver_options: dict | None = None,
+                 keep_model: bool = False, log: bool = False):
         self.depth = depth
         self.split_penalty = split_penalty
         self.solver = solver
@@ -201,18 +214,21 @@ class FlowOCT(FlowModelClassifier):
         self.seed = seed
         self.warm_start = warm_start
         self.valid_inequalities = valid_inequalities
+        self.solver_options = solver_options
+        self.keep_model = keep_model
         self.log = log
 
-    def _build(self, X, y):
-        return build_model(X, y, self.depth, self.split_penalty, n_classes=len(self.classes_))
+    def _size_terms(self, ctx):
+        return flow_size_terms(ctx)
 
-    def _start_values(self, model, X, y, branch_feature, node_label):
-        return flow_start(model, X, y, branch_feature, node_label)
+    def _build(self, ctx):
+        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes)
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.valid_inequalities and self.solver.lower() != "scip":
-            raise ValueError("valid_inequalities=True needs a solver with cut callbacks: use solver='scip'")
+    def _assignment_start(self, ctx, model, branch_feature, node_label):
+        return flow_start(model, ctx.X01, ctx.y, branch_feature, node_label)
 
-    def _callbacks(self, model, X, y):
-        return ValidInequalityCuts(model, X, y) if self.valid_inequalities else None
+    def _plugin_needs(self, ctx):
+        return [PluginNeed("valid_inequalities", "cuts")] if self.valid_inequalities else []
+
+    def _callbacks(self, ctx, model):
+        return BranchAndCut(cuts=[ValidInequalityCuts(ctx, model)]) if self.valid_inequalities else None

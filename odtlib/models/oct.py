@@ -28,8 +28,9 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
 
-from odtlib.models._flow_tree import TreeIndex, check_split_penalty, classify_points, linear_sum
-from odtlib.models._solve import FlowModelClassifier
+from odtlib.models._flow_model import FlowModelClassifier, flow_constraints
+from odtlib.models._flow_tree import check_split_penalty, classify_points
+from odtlib.models._tree_index import TreeIndex, as_binary, linear_sum, tree_model
 
 __all__ = ["OCT", "build_model"]
 
@@ -37,18 +38,10 @@ __all__ = ["OCT", "build_model"]
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float = 0.0,
                 n_classes: int | None = None) -> pyo.ConcreteModel:
     """OCT of Bertsimas & Dunn (2017) on binary ``X`` (see the module docstring for the equations)."""
-    X = np.asarray(X) > 0.5
-    y = np.asarray(y, dtype=np.int64)
+    X = as_binary(X)
     lam = check_split_penalty(split_penalty)
-    tree = TreeIndex(depth)
-    K = int(y.max()) + 1 if n_classes is None else n_classes
-    model = pyo.ConcreteModel(name=f"OCT(depth={depth})")
-    model.tree = tree
-    model.N = pyo.Set(initialize=tree.internal, ordered=True)
-    model.L = pyo.Set(initialize=tree.leaves, ordered=True)
-    model.F = pyo.Set(initialize=range(X.shape[1]), ordered=True)
-    model.K = pyo.Set(initialize=range(K), ordered=True)
-    model.I = pyo.Set(initialize=range(len(y)), ordered=True)
+    model, y = tree_model("OCT", depth, X, y, n_classes)
+    tree = model.tree
     model.b = pyo.Var(model.N, model.F, within=pyo.Binary, doc="split on feature f at n")
     model.d = pyo.Var(model.N, within=pyo.Binary, doc="n branches")
     model.c = pyo.Var(model.L, model.K, within=pyo.Binary, doc="leaf m predicts class k")
@@ -127,9 +120,11 @@ class OCT(FlowModelClassifier):
     Parameters are those of :class:`~odtlib.models.FlowOCT` (without ``valid_inequalities``).
     """
 
-    def __init__(self, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1,
-                 seed: int = 0, warm_start=None, log: bool = False):
+    _parameter_constraints = flow_constraints()
+
+    def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         self.depth = depth
         self.split_penalty = split_penalty
         self.solver = solver
@@ -138,12 +133,19 @@ class OCT(FlowModelClassifier):
         self.threads = threads
         self.seed = seed
         self.warm_start = warm_start
+        self.solver_options = solver_options
+        self.keep_model = keep_model
         self.log = log
 
-    def _build(self, X, y):
-        return build_model(X, y, self.depth, self.split_penalty, n_classes=len(self.classes_))
+    def _size_terms(self, ctx):
+        leaves = 2**ctx.depth
+        return {f"zeta ({ctx.n_samples} rows × {leaves} leaves)": ctx.n_samples * leaves,
+                f"b ({leaves - 1} branch nodes × {ctx.n_features} features)": (leaves - 1) * ctx.n_features}
 
-    def _decode(self, model):
+    def _build(self, ctx):
+        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes)
+
+    def _decode_assignment(self, ctx, model):
         """Branching nodes keep their feature; a non-branching node predicts what its right-most leaf predicts."""
         tree: TreeIndex = model.tree
         branch_feature: dict[int, int] = {}
@@ -156,7 +158,7 @@ class OCT(FlowModelClassifier):
                 node_label[n] = max(model.K, key=lambda k: pyo.value(model.c[leaf, k]))
         return branch_feature, node_label
 
-    def _start_values(self, model, X, y, branch_feature, node_label):
+    def _assignment_start(self, ctx, model, branch_feature, node_label):
         """OCT's variables for a (b, w) tree: predicting nodes stop branching and pass their class to the
         right-most leaf below them; points go right below a predicting node."""
         tree: TreeIndex = model.tree
@@ -174,7 +176,7 @@ class OCT(FlowModelClassifier):
         for n in reachable:
             if n not in branching:
                 leaf_label[rightmost_leaf(n, tree)] = node_label[n]
-        terminal, _, correct = classify_points(X, y, branching, node_label, tree)
+        terminal, _, correct = classify_points(ctx.X01, ctx.y, branching, node_label, tree)
         leaf_of_point = np.array([rightmost_leaf(int(n), tree) for n in terminal])
         for m in tree.leaves:
             for k in model.K:

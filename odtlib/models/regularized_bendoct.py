@@ -16,13 +16,15 @@ inequalities where those cuts run in the search (``eqp="auto"``, see :class:`Reg
 """
 from __future__ import annotations
 
-import logging
-from collections.abc import Mapping
+import numbers
 
 import numpy as np
 import pyomo.environ as pyo
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from odtlib.models._flow_tree import TreeIndex, add_branch_and_predict_variables
+from odtlib.models._flow_tree import add_branch_and_predict_variables
+from odtlib.models._pipeline import PluginNeed
+from odtlib.models._regularized import RegularizedContext, RegularizedTreeClassifier, regularized_constraints
 from odtlib.models._sparse_tree import (
     SparseTree,
     accuracy_minus_leaves,
@@ -32,22 +34,19 @@ from odtlib.models._sparse_tree import (
     add_one_leaf_per_path,
     check_leaf_penalty,
 )
+from odtlib.models._tree_index import tree_model
 from odtlib.models.accel import (
     EQP_FAMILIES,
-    BranchAndCut,
     EQPInequalities,
     PathBoundCuts,
     SolutionPolishing,
     StrengthenedBendersCuts,
 )
 from odtlib.models.benders import MinCutBendersCuts
-from odtlib.models.d2s import Depth2Solver
-from odtlib.models.regularized_flowoct import RegularizedTreeClassifier
-from odtlib.solvers.core import backend_class
+from odtlib.solvers import BranchAndCut, capabilities
 
 __all__ = ["RegularizedBendOCT", "build_model", "branch_and_cut"]
 
-logger = logging.getLogger(__name__)
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 0.01,
@@ -59,16 +58,11 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 
     w continuous and p binary (the plain master). ``eqp``: EQP valid inequalities (16)-(22), added up front.
     ``top_down_branching``: branching priorities of :func:`branch_top_down`.
     """
-    y = np.asarray(y, dtype=np.int64)
     lam = check_leaf_penalty(leaf_penalty)
-    tree = TreeIndex(depth)
-    K = int(y.max()) + 1 if n_classes is None else n_classes
-    model = pyo.ConcreteModel(name=f"RegularizedBendOCT master(depth={depth})")
-    model.tree = tree
-    add_branch_and_predict_variables(model, tree, np.asarray(X).shape[1], K,              # b (3e), w (3g)
-                                     w_domain=pyo.Binary if binary_predictions else pyo.UnitInterval)
+    model, y = tree_model("RegularizedBendOCT master", depth, X, y, n_classes)
+    tree = model.tree
+    add_branch_and_predict_variables(model, w_domain=pyo.Binary if binary_predictions else pyo.UnitInterval)  # (3e), (3g)
     add_leaf_variables(model, domain=pyo.UnitInterval if binary_predictions else pyo.Binary)   # p (3f)
-    model.I = pyo.Set(initialize=range(len(y)), ordered=True, doc="training samples")
     model.theta = pyo.Var(model.I, bounds=(0, 1), doc="(4d) classification score of sample i")
     add_branch_leaf_or_cut(model, tree)                                       # (3b)
     add_leaf_predicts_one_class(model)                                        # (3c)
@@ -90,31 +84,38 @@ def branch_top_down(model: pyo.ConcreteModel) -> None:
     search then enumerates the top splits much like a dynamic program. Priority of b[n, f] = number of
     internal levels from n down (root: D); p, w and θ keep 0. Used by SCIP, Gurobi and CPLEX.
     """
-    tree: TreeIndex = model.tree
+    tree = model.tree
     model.priority = pyo.Suffix(direction=pyo.Suffix.LOCAL, doc="branching priority (larger first)")
     for n in tree.internal:
         for f in model.F:
             model.priority[model.b[n, f]] = tree.height(n)
 
 
-def benders_cuts(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, strengthened: bool = False,
-                 fractional: bool = False) -> MinCutBendersCuts:
+def benders_cuts(ctx: RegularizedContext, model: pyo.ConcreteModel, strengthened: bool = False,
+                 at_fractional: bool = False) -> MinCutBendersCuts:
     """Lazy Benders cuts (9)/(10) (or the strengthened (11)/(12)) for a master of :func:`build_model`;
-    ``fractional``: also separate at fractional LP points (min cut)."""
+    ``at_fractional``: also separate at fractional LP points (min cut)."""
     cls = StrengthenedBendersCuts if strengthened else MinCutBendersCuts
-    return cls(X, y, model.tree.depth, model.b, model.w, model.theta, n_classes=len(model.K),
-               fractional=fractional)
+    return cls(ctx, model.b, model.w, model.theta, at_fractional=at_fractional)
 
 
-def branch_and_cut(model, X, y, *, strengthened_cuts: bool = False,
+def branch_and_cut(ctx: RegularizedContext, model: pyo.ConcreteModel, *, strengthened_benders_cuts: bool = False,
                    polishing: SolutionPolishing | None = None, path_bound_cuts: PathBoundCuts | None = None,
-                   fractional_benders: bool = False, cuts_at_integral_points: bool = False) -> BranchAndCut:
-    """The callbacks of one solve: Benders cuts (lazy), PBCP (cut) and polishing (heuristic) when given;
-    ``cuts_at_integral_points``: PBCP also at integer candidates (see :class:`BranchAndCut`)."""
-    return BranchAndCut(benders_cuts(model, X, y, strengthened_cuts, fractional_benders),
+                   fractional_benders_cuts: bool = False, cuts_at_integral_points: bool = False) -> BranchAndCut:
+    """The plug-ins of one solve: Benders cuts (lazy), PBCP (cut family) and polishing (heuristic) when given;
+    ``cuts_at_integral_points``: PBCP also at integer candidates (see :class:`odtlib.solvers.BranchAndCut`)."""
+    return BranchAndCut(lazy=[benders_cuts(ctx, model, strengthened_benders_cuts, fractional_benders_cuts)],
                         cuts=[path_bound_cuts] if path_bound_cuts is not None else [],
                         heuristics=[polishing] if polishing is not None else [],
                         cuts_at_integral_points=cuts_at_integral_points)
+
+
+_PAPER_SEARCH = {"top_down_branching": False}
+_PLAIN = {"strengthened_benders_cuts": False, "polishing": False, "eqp": None, "path_bound_cuts": False,
+          **_PAPER_SEARCH}
+_EQP_BEST = {"eqp": "recursive", "eqp_disaggregated": True, "eqp_group_selection": True, "eqp_max_split": 2}
+_PBCP_BASIC = {"path_bound_cuts": True, "path_bound_negative_samples": False, "path_bound_structure": False}
+_PBCP_BEST = {"path_bound_cuts": True, "path_bound_negative_samples": True, "path_bound_structure": True}
 
 
 class RegularizedBendOCT(RegularizedTreeClassifier):
@@ -134,12 +135,13 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         Benders cuts are enforced by a restart loop (re-solving the master from the best tree so far); the
         EQP inequalities and the polished warm start apply as on SCIP. Lost: path-bound cuts deeper in the
         tree (at nodes whose paths the root LP does not fix) and in-search polishing (``polishing`` then
-        only polishes the warm start; a warning is logged). Expect them to be much slower.
+        only polishes the warm start). Each loss is announced by a SolverCapabilityWarning
+        (:func:`odtlib.solvers.capabilities`). Expect them to be much slower.
     time_limit, mip_gap, threads, seed, log
         Passed to :func:`odtlib.solvers.solve`; ``mip_gap=None`` proves the exact optimum.
-    warm_start : "cart", None or a Tree, default "cart"
+    warm_start : bool or Tree, default True
         CART (Gini) pruned with ccp_alpha = λ, or a given tree; polished first when ``polishing``.
-    strengthened_cuts : bool, default False
+    strengthened_benders_cuts : bool, default False
         Benders cuts (11)-(12) instead of (10) at terminal leaves (w binary, p continuous then).
     polishing : bool, default True
         Solution polishing (Algorithm 1): every subtree tail of depth <= 2 of an incumbent is replaced by the
@@ -165,42 +167,69 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         node of height >= 2 on an integral path, the root included. At depth 2 the root's cut bounds the
         whole tree by the D2S optimum, so the master closes at once (SCIP, depth 2: car-evaluation and
         tic-tac-toe 0.02-0.2 s with, over 60 s without; HiGHS: monk1 0.05 s with, 11 s without).
-    bound_negative_samples : bool, default True
-        Use (25) instead of (24) for the path-bound cuts.
-    bound_structure : bool, default True
-        Also add the structure cut (26).
+    path_bound_negative_samples : bool, default True
+        Use (25) instead of (24) for the path-bound cuts (BNS).
+    path_bound_structure : bool, default True
+        Also add the structure cut (26) (BSt).
     top_down_branching : bool, default True
         Ours, not the paper's: branch on the b of shallower nodes first (:func:`branch_top_down`), so that
         path-bound cuts apply early (SCIP, Gurobi, CPLEX; HiGHS and GLPK have no branching priorities).
-        On SCIP with path-bound cuts it also sets :attr:`SCIP_TOP_DOWN`. False: the paper's method on
-        the solver's default search.
+        With path-bound cuts it also applies the solver's tuning for it (``solver_tuning(solver,
+        "top_down_branching")``: on SCIP no aggregation separator and fewer strong-branching rounds).
+        False: the paper's method on the solver's default search.
     solver_options : dict or None
         The solver's own parameters, passed to :func:`odtlib.solvers.solve` (after ours, so they win).
+    keep_model : bool, default False
+        Keep the solved Pyomo master as ``model_``.
 
     The defaults are the paper's best configuration -- recursive disaggregated EQP with group selection,
     |F*| <= 2, PBCP with BNS and BSt, polishing, no strengthened cuts -- with two changes of ours, both
     measured on SCIP: top-down branching, and no EQP where the path-bound cuts run in the search
-    (``eqp="auto"``). The paper's configuration itself: ``eqp="recursive", top_down_branching=False``.
+    (``eqp="auto"``). The paper's own configurations are named in :attr:`PAPER_METHODS`:
+    ``RegularizedBendOCT.paper_method("Accelerated BendOCT", depth=3)``, ``paper_method("BendOCT")`` (plain), and
+    every single technique and variant its figures and tables measure.
 
     After ``fit``: ``tree_``, ``solve_result_`` (objective = accuracy - λ·leaves; ``extra`` holds the
-    heuristic's statistics on SCIP), ``model_``, ``warm_start_objective_`` (of the polished start, or None).
+    heuristic's statistics on SCIP), ``warm_start_objective_`` (of the polished start, or None).
     """
 
-    #: SCIP parameters of top-down branching with path-bound cuts: no aggregation (c-MIR) separator, strong
-    #: branching only until one reliable estimate per candidate. The subtree bounds come from the D2S cuts and
-    #: the priorities make the branching choices. With EQP rows they halve the run (depth 3, eqp="recursive":
-    #: monk3 2.5 -> 1.0 s, hayes-roth 5.4 -> 2.3 s, house-votes-84 1.5 -> 0.8 s at λ = 1e-4); without EQP
-    #: (the default on SCIP) they have no clear effect (0.5-2.5x either way on eight datasets). Plain BendOCT was not
-    #: faster with them, so they are not set there.
-    SCIP_TOP_DOWN = {"separating/aggregation/freq": -1, "branching/relpscost/maxreliable": 1}
+    PAPER_METHODS = {
+        # Table 1 (Sec. 6.3); every method starts from the CART tree pruned with α = λ, as the paper does, on
+        # the solver's default search (top_down_branching is ours)
+        "BendOCT": _PLAIN,
+        "Accelerated BendOCT": {**_PLAIN, **_EQP_BEST, **_PBCP_BEST, "polishing": True},   # all but (11)-(12)
+        "Accelerated (No PBCP)": {**_PLAIN, **_EQP_BEST, "polishing": True, "strengthened_benders_cuts": True},
+        # Fig. 6(a) and Tables 3-5: one technique on top of BendOCT
+        "Strengthened Benders Cuts": {**_PLAIN, "strengthened_benders_cuts": True},
+        "Solution Polishing": {**_PLAIN, "polishing": True},
+        "EQP": {**_PLAIN, **_EQP_BEST},
+        "PBCP": {**_PLAIN, **_PBCP_BASIC},
+        "PBCP + BSt + BNS": {**_PLAIN, **_PBCP_BEST},
+        # Fig. 6(b): all techniques, then each one removed
+        "All techniques": {**_PLAIN, **_EQP_BEST, **_PBCP_BEST, "polishing": True, "strengthened_benders_cuts": True},
+        "All - EQP": {**_PLAIN, **_PBCP_BEST, "polishing": True, "strengthened_benders_cuts": True},
+        "All - Polishing": {**_PLAIN, **_EQP_BEST, **_PBCP_BEST, "strengthened_benders_cuts": True},
+        # Fig. 12: path-bound cut variants on top of BendOCT
+        "PBCP + Polishing": {**_PLAIN, **_PBCP_BASIC, "polishing": True},
+        "PBCP + BNS": {**_PLAIN, **_PBCP_BASIC, "path_bound_negative_samples": True},
+        "PBCP + BSt": {**_PLAIN, **_PBCP_BASIC, "path_bound_structure": True},
+        "PBCP + BSt + BNS + Polishing": {**_PLAIN, **_PBCP_BEST, "polishing": True},
+    }
 
-    def __init__(self, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "scip",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1,
-                 seed: int = 0, warm_start="cart", strengthened_cuts: bool = False, polishing: bool = True,
-                 eqp: str | None = "auto", eqp_disaggregated: bool = True,
-                 eqp_group_selection: bool = True, eqp_max_split: int = 2, path_bound_cuts: bool = True,
-                 bound_negative_samples: bool = True, bound_structure: bool = True,
-                 top_down_branching: bool = True, solver_options: dict | None = None, log: bool = False):
+    _parameter_constraints = regularized_constraints(
+        strengthened_benders_cuts=["boolean"], polishing=["boolean"],
+        eqp=[StrOptions({"auto", *EQP_FAMILIES}), None], eqp_disaggregated=["boolean"],
+        eqp_group_selection=["boolean"], eqp_max_split=[Interval(numbers.Integral, 1, 3, closed="both")],
+        path_bound_cuts=["boolean"], path_bound_negative_samples=["boolean"], path_bound_structure=["boolean"],
+        top_down_branching=["boolean"])
+
+    def __init__(self, *, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "scip",
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 warm_start=True, strengthened_benders_cuts: bool = False, polishing: bool = True,
+                 eqp: str | None = "auto", eqp_disaggregated: bool = True, eqp_group_selection: bool = True,
+                 eqp_max_split: int = 2, path_bound_cuts: bool = True, path_bound_negative_samples: bool = True,
+                 path_bound_structure: bool = True, top_down_branching: bool = True,
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         self.depth = depth
         self.leaf_penalty = leaf_penalty
         self.solver = solver
@@ -209,99 +238,96 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         self.threads = threads
         self.seed = seed
         self.warm_start = warm_start
-        self.strengthened_cuts = strengthened_cuts
+        self.strengthened_benders_cuts = strengthened_benders_cuts
         self.polishing = polishing
         self.eqp = eqp
         self.eqp_disaggregated = eqp_disaggregated
         self.eqp_group_selection = eqp_group_selection
         self.eqp_max_split = eqp_max_split
         self.path_bound_cuts = path_bound_cuts
-        self.bound_negative_samples = bound_negative_samples
-        self.bound_structure = bound_structure
+        self.path_bound_negative_samples = path_bound_negative_samples
+        self.path_bound_structure = path_bound_structure
         self.top_down_branching = top_down_branching
         self.solver_options = solver_options
+        self.keep_model = keep_model
         self.log = log
 
-    # ------------------------------------------------------------------ parameters
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.eqp is not None and self.eqp not in ("auto", *EQP_FAMILIES):
-            raise ValueError(f"eqp must be None, 'auto' or one of {EQP_FAMILIES}, got {self.eqp!r}")
-        if self.eqp_max_split not in (1, 2, 3):
-            raise ValueError(f"eqp_max_split must be 1, 2 or 3, got {self.eqp_max_split!r}")
-        if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
-            raise ValueError(f"solver_options must be None or a dict of the solver's parameters, "
-                             f"got {self.solver_options!r}")
-
+    # ------------------------------------------------------------------ what runs where
     @property
-    def _has_callbacks(self) -> bool:
-        """Does the solver run cut and heuristic callbacks inside its search (SCIP)?"""
-        return backend_class(self.solver).supports_callbacks
+    def _runs_path_bound_cuts(self) -> bool:
+        return self.path_bound_cuts and self.depth >= 2
 
-    # ------------------------------------------------------------------ FlowModelClassifier hooks
     @property
     def _eqp_family(self) -> str | None:
         """``eqp`` with "auto" resolved (see the class docstring)."""
         if self.eqp != "auto":
             return self.eqp
-        return None if self._has_callbacks and self._runs_path_bound_cuts else "recursive"
+        in_search = capabilities(self.solver).cuts == "native"
+        return None if in_search and self._runs_path_bound_cuts else "recursive"
 
-    def _build(self, X, y):
-        self._d2s = Depth2Solver(X > 0.5, y, n_classes=len(self.classes_))
+    def _plugin_needs(self, ctx):
+        needs = [PluginNeed("the Benders cuts (9)/(10)", "lazy")]
+        if self._runs_path_bound_cuts:
+            needs.append(PluginNeed("path_bound_cuts", "cuts"))
+        if self.polishing:
+            needs.append(PluginNeed("polishing", "heuristics", without="polishes the warm start"))
+        return needs
+
+    def _tuning(self, ctx):
+        return self._solver_tuning("top_down_branching") if self.top_down_branching and self._runs_path_bound_cuts \
+            else {}
+
+    # ------------------------------------------------------------------ pipeline hooks
+    def _context(self, X, y):
+        ctx = super()._context(X, y)
         family = self._eqp_family
-        self._eqp = (EQPInequalities(X, y, family, disaggregated=self.eqp_disaggregated,
-                                     group_selection=self.eqp_group_selection, max_split=self.eqp_max_split)
-                     if family is not None else None)
-        self.warm_start_objective_ = None
-        return build_model(X, y, self.depth, self.leaf_penalty, n_classes=len(self.classes_),
-                           binary_predictions=self.strengthened_cuts, eqp=self._eqp,
+        if family is not None:
+            ctx.eqp = EQPInequalities(ctx.X01, ctx.y, family, disaggregated=self.eqp_disaggregated,
+                                      group_selection=self.eqp_group_selection, max_split=self.eqp_max_split)
+        ctx.notes["warm_start_objective_"] = None
+        return ctx
+
+    def _size_terms(self, ctx):
+        branch = 2**ctx.depth - 1
+        return {f"b ({branch} branch nodes × {ctx.n_features} features)": branch * ctx.n_features,
+                f"θ ({ctx.n_samples} rows)": ctx.n_samples}
+
+    def _build(self, ctx):
+        return build_model(ctx.X01, ctx.y, self.depth, self.leaf_penalty, n_classes=ctx.n_classes,
+                           binary_predictions=self.strengthened_benders_cuts, eqp=ctx.eqp,
                            top_down_branching=self.top_down_branching)
 
-    @property
-    def _runs_path_bound_cuts(self) -> bool:
-        return self.path_bound_cuts and self.depth >= 2
-
-    def _solver_options(self) -> dict:
-        ours = (self.SCIP_TOP_DOWN
-                if self.top_down_branching and self._runs_path_bound_cuts and self.solver.lower() == "scip"
-                else {})
-        return {**ours, **(self.solver_options or {})}
-
-    def _tree_values(self, model, X, y):
-        """tree -> values of every master variable (b, p, w, θ and the EQP variables)."""
-        def values(tree: SparseTree):
-            start = tree.start_values(model, X, y)
-            if self._eqp is not None:
-                self._eqp.start_values(model, tree, start)
-            return start
-        return values
-
-    def _polisher(self, model, X, y) -> SolutionPolishing:
-        return SolutionPolishing(X, y, self.depth, self.leaf_penalty, self._d2s, model,
-                                 self._tree_values(model, X, y))
-
-    def _start_values(self, model, X, y, branch_feature, node_label):
-        tree = self._warm_start_tree(X, y, branch_feature, node_label)
+    def _sparse_start(self, ctx, model, tree):
         if self.polishing:
-            tree = self._polisher(model, X, y).polish(tree)
-        self.warm_start_objective_ = tree.objective(X > 0.5, y, self.leaf_penalty)
-        return self._tree_values(model, X, y)(tree)
+            tree = self._polisher(ctx, model).polish(tree)
+        ctx.notes["warm_start_objective_"] = tree.objective(ctx.X01, ctx.y, self.leaf_penalty)
+        return _tree_values(ctx, model)(tree)
 
-    def _callbacks(self, model, X, y):
-        on_scip = self._has_callbacks
-        if not on_scip and self.polishing:
-            logger.warning("RegularizedBendOCT on %r: no solver callbacks, so in-search polishing is off "
-                           "(the warm start is still polished)", self.solver)
-        pbcp = (PathBoundCuts(X, y, self.depth, self.leaf_penalty, self._d2s, model,
-                              bound_negative_samples=self.bound_negative_samples,
-                              bound_structure=self.bound_structure)
+    def _polisher(self, ctx, model) -> SolutionPolishing:
+        return SolutionPolishing(ctx, model, _tree_values(ctx, model))
+
+    def _callbacks(self, ctx, model):
+        in_search = capabilities(self.solver).cuts == "native"
+        pbcp = (PathBoundCuts(ctx, model, bound_negative_samples=self.path_bound_negative_samples,
+                              bound_structure=self.path_bound_structure)
                 if self._runs_path_bound_cuts else None)
         polisher = None
-        if on_scip and self.polishing:
-            polisher = self._polisher(model, X, y)
-            if self.warm_start_objective_ is not None:
-                polisher.best = self.warm_start_objective_
-        # on SCIP, path-bound cuts at every node LP, integral ones included (the cut callback sees only
-        # fractional ones); without callbacks, cuts run in rounds on the root LP: Benders cuts there too
-        return branch_and_cut(model, X, y, strengthened_cuts=self.strengthened_cuts, polishing=polisher,
-                              path_bound_cuts=pbcp, fractional_benders=not on_scip, cuts_at_integral_points=on_scip)
+        if self.polishing and capabilities(self.solver).heuristics == "native":
+            polisher = self._polisher(ctx, model)
+            if ctx.notes["warm_start_objective_"] is not None:
+                polisher.best = ctx.notes["warm_start_objective_"]
+        # in the search: path-bound cuts at every node LP, integral ones included (the cut callback sees only
+        # fractional ones); in root LP rounds (restart solvers): the Benders cuts at fractional points too
+        return branch_and_cut(ctx, model, strengthened_benders_cuts=self.strengthened_benders_cuts,
+                              polishing=polisher, path_bound_cuts=pbcp, fractional_benders_cuts=not in_search,
+                              cuts_at_integral_points=in_search)
+
+
+def _tree_values(ctx: RegularizedContext, model: pyo.ConcreteModel):
+    """tree -> values of every master variable (b, p, w, θ and the EQP variables)."""
+    def values(tree: SparseTree):
+        start = tree.start_values(model, ctx.X01, ctx.y)
+        if ctx.eqp is not None:
+            ctx.eqp.start_values(model, tree, start)
+        return start
+    return values

@@ -24,15 +24,35 @@ Public API::
     Values        values[var], values.array(vars), values.columns(vars), values.x, .is_integral
     LinearRow     LinearRow(vars_or_columns, coefs, lb=-inf, ub=inf): fast callback rows
     SOLVERS, available_solvers(), SolverNotAvailableError
+    capabilities(solver) -> SolverCapabilities   how a solver runs lazy rows, cuts, heuristics
+    solver_tuning(solver, strategy) -> dict     solver parameters that suit a search strategy
+
+Plug-ins (`plugins`): LazyRowFamily, CutFamily, PrimalHeuristic, and BranchAndCut, the
+Callbacks object that runs any number of each.
 """
 from odtlib.solvers.base import SolverNotAvailableError
 from odtlib.solvers.callbacks import Callbacks, LinearRow, Values
+from odtlib.solvers.capabilities import (
+    SolverCapabilities,
+    SolverCapabilityWarning,
+    capabilities,
+    solver_tuning,
+)
 from odtlib.solvers.core import SOLVERS, available_solvers, solve
+from odtlib.solvers.plugins import BranchAndCut, CutFamily, LazyRowFamily, PrimalHeuristic
 from odtlib.solvers.result import SolveResult
 
 __all__ = [
     "SOLVERS",
+    "BranchAndCut",
     "Callbacks",
+    "CutFamily",
+    "LazyRowFamily",
+    "PrimalHeuristic",
+    "SolverCapabilities",
+    "SolverCapabilityWarning",
+    "capabilities",
+    "solver_tuning",
     "LinearRow",
     "SolveResult",
     "SolverNotAvailableError",

@@ -62,6 +62,8 @@ class Backend:
     name: str = ""
     supports_callbacks: bool = False
     reports_incumbents: bool = False  # run() honours on_incumbent
+    branching_priorities: bool = False  # reads StandardForm.branch_priority
+    tuning: dict = {}  # search strategy -> solver parameters that suit it (odtlib.solvers.solver_tuning)
 
     def __init__(self, sf: StandardForm, options: SolveOptions):
         self.sf = sf

@@ -38,6 +38,7 @@ def _split_rows(A: sp.csr_array, lb: np.ndarray, ub: np.ndarray):
 
 class GurobiBackend(Backend):
     name = "gurobi"
+    branching_priorities = True
 
     def __init__(self, sf: StandardForm, options: SolveOptions):
         super().__init__(sf, options)
@@ -106,6 +107,7 @@ class GurobiBackend(Backend):
 
 class CplexBackend(Backend):
     name = "cplex"
+    branching_priorities = True
 
     def __init__(self, sf: StandardForm, options: SolveOptions):
         super().__init__(sf, options)

@@ -7,14 +7,18 @@ the master of :mod:`odtlib.models.regularized_bendoct`, so the paper's ablations
 * :class:`SolutionPolishing` -- propose: Algorithm 1, D2S on the subtree tails of a tree (warm start on
   every solver; SCIP heuristic during the search);
 * :class:`EQPInequalities` -- model: EQP valid inequalities (16)-(22), added up front (every solver);
-* :class:`PathBoundCuts` -- separate: Algorithm 2, cuts (23)-(26) at fractional LP points (SCIP);
-* :class:`BranchAndCut` -- the :class:`~odtlib.solvers.Callbacks` that runs the registered objects.
+* :class:`PathBoundCuts` -- separate: Algorithm 2, cuts (23)-(26) at LP points;
+* :class:`~odtlib.models.accel.d2s.Depth2Solver` -- D2S, the exact depth-2 subroutine both of the last use.
+
+Each is a plug-in of :mod:`odtlib.solvers.plugins` (a lazy-row family, a cut family or a primal heuristic)
+built from the fit's :class:`~odtlib.models._regularized.RegularizedContext`;
+:class:`odtlib.solvers.BranchAndCut` runs them.
 """
-from odtlib.models.accel.branch_and_cut import BranchAndCut
+from odtlib.models.accel.d2s import Depth2Solver
 from odtlib.models.accel.eqp import EQP_FAMILIES, EQPInequalities, EQPSet, find_eqp_sets
 from odtlib.models.accel.path_bound_cuts import PathBoundCuts
 from odtlib.models.accel.polishing import SolutionPolishing
 from odtlib.models.accel.strengthened_cuts import StrengthenedBendersCuts
 
-__all__ = ["BranchAndCut", "EQP_FAMILIES", "EQPInequalities", "EQPSet", "find_eqp_sets", "PathBoundCuts",
+__all__ = ["Depth2Solver", "EQP_FAMILIES", "EQPInequalities", "EQPSet", "find_eqp_sets", "PathBoundCuts",
            "SolutionPolishing", "StrengthenedBendersCuts"]

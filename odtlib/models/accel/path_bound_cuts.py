@@ -24,28 +24,32 @@ Samples sets smaller than 2·|I|·λ are skipped (no depth-2 subtree there can p
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from odtlib.models._sparse_tree import TreeColumns
-from odtlib.models.d2s import Depth2Solver
-from odtlib.solvers import LinearRow, Values
+from odtlib.solvers import CutFamily, LinearRow, Values
+
+if TYPE_CHECKING:
+    from odtlib.models._regularized import RegularizedContext
 
 __all__ = ["PathBoundCuts"]
 
 
-class PathBoundCuts:
+class PathBoundCuts(CutFamily):
     """Algorithm 2 as a cut family (``cut(values)`` -> rows)."""
 
     integral_tol = 1e-4
     violation_tol = 1e-4
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float, d2s: Depth2Solver,
-                 model, bound_negative_samples: bool = True, bound_structure: bool = True):
-        self.X = np.asarray(X) > 0.5
-        self.y = np.asarray(y, dtype=np.int64)
-        self.depth = depth
-        self.alpha = len(self.y) * leaf_penalty
-        self.d2s = d2s
+    def __init__(self, ctx: RegularizedContext, model, bound_negative_samples: bool = True,
+                 bound_structure: bool = True):
+        self.X = ctx.X01
+        self.y = ctx.y
+        self.depth = ctx.depth
+        self.alpha = ctx.alpha
+        self.d2s = ctx.d2s
         self.columns = TreeColumns(model)
         self.bound_negative_samples = bound_negative_samples
         self.bound_structure = bound_structure

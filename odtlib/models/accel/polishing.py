@@ -4,7 +4,7 @@ Take a tree, cut it into subtree *tails*: the nodes n of height h(n) <= 2 in the
 taller (or n is the root). The samples reaching a tail root only depend on the branches above it, so the tail
 can be replaced by the optimal sparse subtree of depth <= 2 on those samples (D2S with the per-leaf penalty
 α = |I|·λ in sample counts) without touching the rest; the objective cannot get worse. D2S results are
-cached by sample subset (:class:`~odtlib.models.d2s.Depth2Solver`), which the path to the tail root
+cached by sample subset (:class:`~odtlib.models.accel.d2s.Depth2Solver`), which the path to the tail root
 determines, so repeated incumbents cost little.
 
 On SCIP the heuristic sees every integer candidate the lazy callback checks (:meth:`observe`, whether or
@@ -15,31 +15,35 @@ tree it knows stands in). LP points themselves are not rounded.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Callable
 
 import numpy as np
 
 from odtlib.models._sparse_tree import SparseTree, TreeColumns
-from odtlib.models.d2s import Depth2Solver
-from odtlib.solvers import Values
+from odtlib.solvers import PrimalHeuristic, Values
+
+if TYPE_CHECKING:
+    from odtlib.models._regularized import RegularizedContext
 
 __all__ = ["SolutionPolishing"]
 
 
-class SolutionPolishing:
+class SolutionPolishing(PrimalHeuristic):
     """Algorithm 1 on a :class:`~odtlib.models._sparse_tree.SparseTree` (:meth:`polish`) and as a heuristic.
 
     ``tree_values(tree)`` turns a tree into values of every master variable (the proposal).
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float, d2s: Depth2Solver,
-                 model, tree_values: Callable[[SparseTree], dict], min_gain: float = 1e-3):
-        self.X = np.asarray(X) > 0.5
-        self.y = np.asarray(y, dtype=np.int64)
-        self.depth = depth
-        self.lam = leaf_penalty
-        self.alpha = len(self.y) * leaf_penalty
-        self.d2s = d2s
+    def __init__(self, ctx: RegularizedContext, model, tree_values: Callable[[SparseTree], dict],
+                 min_gain: float = 1e-3):
+        self.X = ctx.X01
+        self.y = ctx.y
+        self.depth = ctx.depth
+        self.lam = ctx.leaf_penalty
+        self.alpha = ctx.alpha
+        self.d2s = ctx.d2s
         self.columns = TreeColumns(model)
         self.tree_values = tree_values
         self.min_gain = min_gain

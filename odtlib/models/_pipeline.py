@@ -1,0 +1,348 @@
+"""The one fit pipeline every MIP formulation of odtlib runs through.
+
+:class:`MIPTreeClassifier` turns a formulation (a handful of hooks) into a scikit-learn classifier.
+``fit`` runs, in this order::
+
+    validate X, y and the parameters                    (ODTClassifier.fit)
+    encode labels as 0..K-1                             (ODTClassifier.fit)
+    ctx = _context(X, y)                                per-fit data and objects, passed to every hook
+    refuse models too large to build                    _size_terms(ctx)
+    check the solver can run the switches               _plugin_needs(ctx)    (solvers.capabilities)
+    model = _build(ctx)                                 the Pyomo model of the paper's equations
+    start = _start_values(ctx, model, tree)             from a CART tree or a given Tree (warm_start)
+    callbacks = _callbacks(ctx, model)                  plug-ins (solvers.plugins), or None
+    solve(...)                                          gaps from _objective_step(ctx)
+    tree = _decode(ctx, model)                          the solved model as an odtlib Tree
+    fitted attributes                                   tree_, solve_result_, _fitted_attributes(ctx)
+
+Nothing passes between hooks through ``self``: what one hook computes for another goes into ``ctx``
+(a :class:`FitContext`, or a subclass with the formulation's own fields). So a fitted estimator holds only
+its parameters and its ``*_`` attributes, and pickles.
+
+Univariate, subset-split and hyperplane formulations differ only in their hooks. See
+``odtlib/models/README.md`` for where a new formulation goes and which hooks it implements.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from typing import Any, ClassVar
+
+import numpy as np
+import pyomo.environ as pyo
+from sklearn.exceptions import ConvergenceWarning
+
+from odtlib.models._base import ODTClassifier
+from odtlib.solvers import SolveResult, SolverCapabilityWarning, capabilities, solve, solver_tuning
+from odtlib.solvers.capabilities import EMULATED, MISSING
+from odtlib.solvers.result import relative_gap
+from odtlib.tree import Leaf, Tree, UnivariateSplit
+
+__all__ = ["MIPTreeClassifier", "FitContext", "PluginNeed", "NotProvedOptimalWarning", "cart_tree",
+           "objective_step", "common_constraints"]
+
+
+class NotProvedOptimalWarning(ConvergenceWarning):
+    """A fit returned a tree that the solver did not prove optimal (time limit, or a gap was allowed)."""
+
+
+@dataclass
+class FitContext:
+    """What one fit knows: the validated data and anything a hook computes for a later hook.
+
+    ``X``: features as floats (n × p); ``y``: class indices 0..K-1; ``classes``: the original labels.
+    Formulations with more per-fit objects (a depth-2 solver, EQP sets, feature groups) subclass it.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    classes: np.ndarray
+    depth: int | None = None
+    notes: dict = field(default_factory=dict)   # extra fitted attributes a hook wants to report
+
+    @classmethod
+    def of(cls, X, y, depth: int | None = None, **fields) -> FitContext:
+        """A context for data outside ``fit`` (tests, notebooks): ``y`` holds class indices 0..K-1."""
+        y = np.asarray(y, dtype=np.int64)
+        return cls(np.asarray(X, dtype=np.float64), y, np.arange(int(y.max()) + 1), depth=depth, **fields)
+
+    @cached_property
+    def X01(self) -> np.ndarray:
+        """X as booleans (the binary formulations' view of 0/1 data)."""
+        return self.X > 0.5
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.y)
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    @property
+    def labels(self) -> np.ndarray:
+        """y as original labels."""
+        return self.classes[self.y]
+
+
+@dataclass(frozen=True)
+class PluginNeed:
+    """A switch that needs a kind of plug-in ("lazy", "cuts" or "heuristics") from the solver.
+
+    ``without``: what the switch still does on a solver that cannot run that kind at all (None: nothing,
+    and ``fit`` refuses the combination).
+    """
+
+    switch: str
+    kind: str
+    without: str | None = None
+
+
+def objective_step(penalty: float, scale: float = 1.0) -> float | None:
+    """The spacing of the objective's possible values, or None when it has no useful spacing.
+
+    For objectives ``(1 - λ)·a - λ·b`` with integers a, b (paper 001) and λ = p/q a fraction with a small
+    denominator, every value is a multiple of 1/q; objectives divided by n (paper 003) pass ``scale=n``.
+    An absolute gap below the step proves the exact optimum, and a bound can be rounded down to a step.
+    """
+    lam = Fraction(penalty).limit_denominator(1000)
+    if abs(float(lam) - penalty) >= 1e-12:
+        return None
+    return 1.0 / (lam.denominator * scale)
+
+
+def cart_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int, seed: int = 0,
+              ccp_alpha: float = 0.0) -> Tree:
+    """A scikit-learn CART tree (Gini) of at most ``depth`` levels as an odtlib Tree (breadth-first ids).
+
+    ``y`` holds class indices into ``classes``; splits keep CART's thresholds (0.5 on 0/1 data: "x_f = 0 goes
+    left", as the binary formulations). ``ccp_alpha`` > 0 prunes by minimal cost-complexity.
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha).fit(X, y)
+    t = cart.tree_
+    nodes: dict[int, Any] = {}
+    stack = [(0, 1)]
+    while stack:
+        sk_node, n = stack.pop()
+        if t.children_left[sk_node] == -1:
+            nodes[n] = Leaf(classes[cart.classes_[int(np.argmax(t.value[sk_node][0]))]])
+        else:
+            nodes[n] = UnivariateSplit(int(t.feature[sk_node]), 2 * n, 2 * n + 1, float(t.threshold[sk_node]))
+            stack += [(t.children_left[sk_node], 2 * n), (t.children_right[sk_node], 2 * n + 1)]
+    return Tree(nodes, root=1)
+
+
+def common_constraints() -> dict:
+    """Parameter constraints (scikit-learn's ``_parameter_constraints``) shared by the MIP estimators."""
+    from sklearn.utils._param_validation import Interval
+
+    return {
+        "depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "solver": [str],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "mip_gap": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "threads": [Interval(numbers.Integral, 1, None, closed="left")],
+        "seed": [Interval(numbers.Integral, 0, None, closed="left")],
+        "warm_start": ["boolean", Tree],
+        "solver_options": [dict, None],
+        "keep_model": ["boolean"],
+        "log": ["boolean"],
+    }
+
+
+class MIPTreeClassifier(ODTClassifier):
+    """Base of the MIP estimators: the fit pipeline (module docstring) around a formulation's hooks.
+
+    Parameters every subclass has (with these meanings): ``solver``, ``time_limit`` (seconds of the
+    solver's run; building the Pyomo model and handing it over come on top, and are reported in
+    ``solve_result_.build_time`` / ``handoff_time``), ``mip_gap`` (None proves the exact optimum),
+    ``threads``, ``seed``, ``warm_start`` (True: a CART tree of the same depth; False: none; or an odtlib
+    Tree), ``solver_options`` (the solver's own parameters, applied last), ``keep_model`` (keep the solved
+    Pyomo model as ``model_``; off by default so fitted estimators stay small and pickle), ``log``.
+
+    Class attributes
+    ----------------
+    PAPER_METHODS : dict
+        Named configurations of the paper (name -> parameters); :meth:`paper_method` builds them. Tests,
+        experiments and notebooks all take "the paper's method" from here.
+    max_variables : int
+        ``fit`` refuses a model whose estimated number of variables exceeds this (default 2 million, about
+        3 GB of Pyomo objects), naming the size, before building anything.
+    """
+
+    PAPER_METHODS: ClassVar[dict[str, dict]] = {}
+    max_variables: ClassVar[int] = 2_000_000
+
+    # ------------------------------------------------------------------ named configurations
+    @classmethod
+    def paper_method(cls, name: str, **params) -> MIPTreeClassifier:
+        """The estimator configured as the paper's method ``name`` (see ``PAPER_METHODS``); ``params`` are
+        set on top (e.g. ``depth``, ``time_limit``)."""
+        if name not in cls.PAPER_METHODS:
+            known = ", ".join(repr(k) for k in cls.PAPER_METHODS) or "none"
+            raise ValueError(f"{cls.__name__} has no paper method {name!r}; known: {known}")
+        return cls(**{**cls.PAPER_METHODS[name], **params})
+
+    # ------------------------------------------------------------------ hooks
+    def _context(self, X: np.ndarray, y: np.ndarray) -> FitContext:
+        """The per-fit context (override to add the formulation's per-fit objects)."""
+        return FitContext(X, y, self.classes_, depth=getattr(self, "depth", None))
+
+    def _size_terms(self, ctx: FitContext) -> dict[str, int]:
+        """Estimated variable counts of the model, by family ("flows z (2 × 7 nodes × 122 rows)": 1708)."""
+        raise NotImplementedError
+
+    def _plugin_needs(self, ctx: FitContext) -> list[PluginNeed]:
+        """The switches that are on and need solver plug-ins (default: none)."""
+        return []
+
+    def _build(self, ctx: FitContext) -> pyo.ConcreteModel:
+        raise NotImplementedError
+
+    def _initial_tree(self, ctx: FitContext) -> Tree | None:
+        """The warm-start tree: the given Tree, a CART tree (``warm_start=True``), or None."""
+        if isinstance(self.warm_start, Tree):
+            return self.warm_start
+        if not self.warm_start:
+            return None
+        return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=self.seed, ccp_alpha=self._cart_ccp_alpha())
+
+    def _cart_ccp_alpha(self) -> float:
+        """Cost-complexity pruning of the CART warm start (0: unpruned)."""
+        return 0.0
+
+    def _start_values(self, ctx: FitContext, model: pyo.ConcreteModel, tree: Tree):
+        """Values of the model's variables for ``tree`` (a ComponentMap)."""
+        raise NotImplementedError
+
+    def _callbacks(self, ctx: FitContext, model: pyo.ConcreteModel):
+        """The plug-ins of this solve as one Callbacks object (solvers.BranchAndCut), or None."""
+        return None
+
+    def _objective_step(self, ctx: FitContext) -> float | None:
+        """Spacing of the objective's values (see :func:`objective_step`); None when it has none."""
+        return None
+
+    def _tuning(self, ctx: FitContext) -> dict:
+        """Solver parameters that suit the formulation's search on ``self.solver`` (solvers.solver_tuning)."""
+        return {}
+
+    def _decode(self, ctx: FitContext, model: pyo.ConcreteModel) -> Tree:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ the pipeline
+    def _fit(self, X: np.ndarray, y: np.ndarray) -> tuple[Tree, SolveResult]:
+        ctx = self._context(X, y)
+        self._refuse_too_large(ctx)
+        self._check_solver_can_run(ctx)
+        model = self._build(ctx)
+        tree = self._initial_tree(ctx)
+        start = self._start_values(ctx, model, tree) if tree is not None else None
+        result = self._solve(ctx, model, start, self._callbacks(ctx, model))
+        if not result.has_solution:
+            raise RuntimeError(f"{type(self).__name__}: the solver returned no tree (status {result.status!r}: "
+                               f"{result.message}); {self._no_tree_hint()}")
+        tree = self._decode(ctx, model)
+        self._warn_if_not_proved(result)
+        for name, value in ctx.notes.items():
+            setattr(self, name, value)
+        if self.keep_model:
+            self.model_ = model
+        elif hasattr(self, "model_"):
+            del self.model_
+        return tree, result
+
+    def _solve(self, ctx: FitContext, model, start, callbacks) -> SolveResult:
+        step = self._objective_step(ctx)
+        if self.mip_gap is not None:
+            mip_gap, abs_gap = float(self.mip_gap), 0.0
+        else:
+            mip_gap, abs_gap = 0.0, (0.999 * step if step is not None else 1e-6)
+        result = solve(model, solver=self.solver, time_limit=self.time_limit, mip_gap=mip_gap, abs_gap=abs_gap,
+                       threads=self.threads, seed=self.seed, warm_start=start, callbacks=callbacks, log=self.log,
+                       solver_options={**self._tuning(ctx), **(self.solver_options or {})})
+        return round_bound(result, step, _maximizes(model))
+
+    def _no_tree_hint(self) -> str:
+        if self.warm_start is False:
+            return "raise time_limit, or set warm_start=True so that a time-limited solve always has a tree"
+        return "raise time_limit"
+
+    def _warn_if_not_proved(self, result: SolveResult) -> None:
+        if result.status == "optimal" and (self.mip_gap is None or not result.gap):
+            return
+        why = {"optimal": f"optimal within mip_gap={self.mip_gap}",
+               "time_limit": f"stopped at time_limit={self.time_limit} s"}.get(result.status, result.status)
+        gap = "unknown" if result.gap is None else f"{100 * result.gap:.2f}%"
+        warnings.warn(f"{type(self).__name__}: the tree is not proved optimal ({why}): objective "
+                      f"{result.objective:.6g}, bound {_fmt(result.bound)}, gap {gap}", NotProvedOptimalWarning,
+                      stacklevel=4)
+
+    def _refuse_too_large(self, ctx: FitContext) -> None:
+        terms = self._size_terms(ctx)
+        total = sum(terms.values())
+        if total <= self.max_variables:
+            return
+        largest = max(terms, key=terms.get)
+        raise ValueError(
+            f"{type(self).__name__}: this model would have about {total:.3g} variables, over the limit of "
+            f"{self.max_variables:,} ({type(self).__name__}.max_variables); the largest part is {largest}. "
+            f"Lower depth, fit on fewer rows, or use a decomposition (BendersOCT, RegularizedBendOCT)")
+
+    def _check_solver_can_run(self, ctx: FitContext) -> None:
+        """Apply the capability policy of :mod:`odtlib.solvers.capabilities` to the switches that are on."""
+        needs = self._plugin_needs(ctx)
+        if not needs:
+            return
+        caps = capabilities(self.solver)
+        for need in needs:
+            level = caps.level(need.kind)
+            if level == MISSING and need.without is None:
+                raise ValueError(f"{type(self).__name__}: {need.switch} needs {need.kind} callbacks, which solver "
+                                 f"{self.solver!r} cannot run; use solver='scip', or switch {need.switch} off")
+            if level == MISSING:
+                warnings.warn(f"{type(self).__name__} on {self.solver!r}: {need.switch} only {need.without} "
+                              f"(the solver runs no {need.kind} callbacks; solver='scip' does)",
+                              SolverCapabilityWarning, stacklevel=5)
+            elif level == EMULATED:
+                warnings.warn(f"{type(self).__name__} on {self.solver!r}: {need.switch} runs by "
+                              f"{caps.how[need.kind]} (solver='scip' runs it inside the search)",
+                              SolverCapabilityWarning, stacklevel=5)
+
+    def _solver_tuning(self, strategy: str) -> dict:
+        """Shortcut for :func:`odtlib.solvers.solver_tuning` on this estimator's solver."""
+        return solver_tuning(self.solver, strategy)
+
+
+def round_bound(result: SolveResult, step: float | None, maximize: bool) -> SolveResult:
+    """The result with its bound rounded to the objective's spacing ``step`` (down when maximising, up when
+    minimising) and the gap recomputed: a proved optimum then shows gap 0, not the solver's tolerance."""
+    if step is None or result.bound is None or not math.isfinite(result.bound):
+        return result
+    ratio = result.bound / step
+    rounded = step * (math.floor(ratio + 1e-6) if maximize else math.ceil(ratio - 1e-6))
+    if result.objective is not None and (rounded < result.objective if maximize else rounded > result.objective):
+        rounded = result.objective
+    result.extra["bound_before_rounding"] = result.bound
+    result.bound = rounded
+    result.gap = relative_gap(result.objective, rounded)
+    return result
+
+
+def _maximizes(model: pyo.ConcreteModel) -> bool:
+    objective = next(model.component_data_objects(pyo.Objective, active=True))
+    return objective.sense == pyo.maximize
+
+
+def _fmt(value: float | None) -> str:
+    return "none" if value is None else f"{value:.6g}"
