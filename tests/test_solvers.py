@@ -854,3 +854,99 @@ def test_commercial_backends_receive_the_priorities(solver):
         given = [order.get(j, 0) for j in range(sf.n_cols)]
     assert list(given) == sf.branch_priority.tolist()
     assert solve(two_fractional_binaries({"y": 5}), solver=solver).objective == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------------------------
+# HiGHS: the time limit holds where HiGHS does not check it; log=False is silent on stdout
+
+
+def stuck_highs_run(assignment, bound):
+    """A stand-in for `HighsBackend._run_here` that reports ``assignment`` (Pyomo variable -> value)
+    as an incumbent and ``bound`` as the dual bound, then hangs like HiGHS' MIP set-up on a large model."""
+    import time
+
+    from odtlib.solvers.standard_form import start_vector
+
+    def run_here(self, time_limit, on_incumbent=None, on_progress=None):
+        x = np.zeros(self.sf.n_cols)
+        cols, vals = start_vector(self.sf, assignment)
+        x[cols] = vals
+        on_incumbent(x)
+        on_progress(bound, 3)
+        time.sleep(60)
+
+    return run_here
+
+
+@pytest.fixture
+def stuck_highs(monkeypatch):
+    """Patch HiGHS runs to hang (in the forked child) and shorten the kill grace to 0.3 s."""
+    from odtlib.solvers import highs
+
+    if not highs._CAN_FORK:
+        pytest.skip("no os.fork here: HiGHS runs in-process")
+    monkeypatch.setattr(highs, "KILL_GRACE", 0.3)
+
+    def patch(assignment, bound):
+        monkeypatch.setattr(highs.HighsBackend, "_run_here", stuck_highs_run(assignment, bound))
+
+    return patch
+
+
+def test_highs_run_that_ignores_the_limit_is_killed_with_its_incumbent_and_bound(stuck_highs):
+    M, W, cap, v = hard_knapsack(n=20)
+    stuck_highs([(M.x[0], 1), (M.x[1], 1)], bound=5000.0)
+    res = solve(M, solver="highs", time_limit=0.5)
+    assert res.solve_time < 0.5 + 0.3 + 1.0  # limit + grace + fork/pipe slack; the fake hangs for 60 s
+    assert res.status == "time_limit" and res.extra == {"highs_killed": True}
+    assert "killed" in res.message
+    assert [M.x[j].value for j in range(3)] == [1, 1, 0]
+    assert res.objective == pytest.approx(float(v[0] + v[1]))
+    assert res.bound == 5000.0 and res.gap == pytest.approx((5000.0 - res.objective) / res.objective)
+    assert res.nodes == 3
+
+
+def test_highs_restart_loop_keeps_its_limit_when_runs_are_killed(stuck_highs, caplog):
+    """Root cut round (LP relaxation) and MIP round both hang: each is killed, the loop ends."""
+    n = 6
+    m, d, edges = tsp_model(n, 0)
+    tour = {(k, k + 1) for k in range(n - 1)} | {(0, n - 1)}
+    cb = SubtourCuts(m, n, edges)  # has a cut method: the loop starts with root cut rounds
+    stuck_highs([(m.x[e], float(e in tour)) for e in edges], bound=1.0)
+    res = solve(m, solver="highs", callbacks=cb, time_limit=0.5)
+    kills = [r for r in caplog.records if "process was killed" in r.getMessage()]
+    assert len(kills) == 2  # the relaxation at the limit, then the MIP round started with 0 s left
+    assert res.solve_time < 0.5 + 2 * 0.3 + 1.0
+    assert res.status == "time_limit" and "killed" in res.message
+    assert cb.calls >= 1  # the child's incumbent was separated in this process
+    assert res.objective == pytest.approx(sum(d[e] for e in tour)) and res.bound == 1.0
+
+
+def test_highs_child_run_matches_the_in_process_run():
+    """Same optimum, rounds and lazy rows with a time limit (runs in a child) and without (in-process)."""
+    n = 7
+    m, d, edges = tsp_model(n, 1)
+    limited = solve(m, solver="highs", callbacks=SubtourCuts(m, n, edges), time_limit=60)
+    unlimited = solve(m, solver="highs", callbacks=SubtourCuts(m, n, edges))
+    assert limited.status == unlimited.status == "optimal"
+    assert limited.objective == pytest.approx(unlimited.objective) == pytest.approx(tsp_brute_force(d))
+    assert limited.rounds == unlimited.rounds and limited.n_lazy == unlimited.n_lazy
+
+
+def test_highs_log_false_prints_nothing_on_stdout(capfd):
+    """Not even HiGHS' banner, which its C++ code prints from the first Highs() of a process: a fresh
+    interpreter solves a model with log=False and writes only its own marker to the captured fd 1."""
+    import subprocess
+    import sys
+
+    code = ("import pyomo.environ as pyo; from odtlib.solvers import solve\n"
+            "m = pyo.ConcreteModel(); m.x = pyo.Var(domain=pyo.Binary)\n"
+            "m.o = pyo.Objective(expr=m.x, sense=pyo.maximize)\n"
+            "assert solve(m, solver='highs', time_limit=5).objective == 1\n"
+            "assert solve(m, solver='highs').objective == 1\n"
+            "print('marker')\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    m, *_ = hard_knapsack(n=10)
+    solve(m, solver="highs", time_limit=5)
+    out, err = capfd.readouterr()
+    assert out == "marker\n"
