@@ -23,13 +23,7 @@ import pandas as pd
 from odtlib.data import load_dataset
 from odtlib.models import CategoricalODT
 
-VARIANTS = {  # name -> (anchor, relax, strengthen)
-    "Nothing": (False, False, False),
-    "No Anchor": (False, True, True),
-    "No Relax": (True, False, True),
-    "No Strength": (True, True, False),
-    "All": (True, True, True),
-}
+VARIANTS = tuple(CategoricalODT.PAPER_METHODS)   # Tables 2-3
 # dataset slug -> variant of odtlib.data.load_dataset (paper 000's versions of the data)
 DATASETS = {
     "mushroom": None,                                      # missing stalk-root kept as the category "?"
@@ -57,11 +51,10 @@ def load(slug: str, n: int | None, seed: int) -> tuple[pd.DataFrame, pd.Series]:
 
 
 def run_cell(X, y, topology: str, variant: str, args) -> dict:
-    anchor, relax, strengthen = VARIANTS[variant]
-    model = CategoricalODT(topology=topology, anchor=anchor, relax=relax, strengthen=strengthen,
-                           prune_c=not args.no_prune, max_card=args.max_card, ordinal=not args.categorical,
-                           feature_selection="cart" if args.feature_selection else None, solver=args.solver,
-                           time_limit=args.time_limit, threads=args.threads, seed=args.seed)
+    model = CategoricalODT.paper_method(
+        variant, topology=topology, pruned_routing=not args.no_prune, max_card=args.max_card,
+        ordinal_splits=not args.categorical, feature_selection="cart" if args.feature_selection else None,
+        solver=args.solver, time_limit=args.time_limit, threads=args.threads, seed=args.seed)
     start = time.perf_counter()
     model.fit(X, y)
     wall = time.perf_counter() - start

@@ -43,7 +43,7 @@ OURS = {   # method -> (estimator, solver, extra switches)
     "flow-scip": ("FlowOCT", "scip", {}),
     "flow-scip-cuts4": ("FlowOCT", "scip", {"valid_inequalities": True}),
     "benders-scip": ("BendersOCT", "scip", {}),
-    "benders-scip-frac": ("BendersOCT", "scip", {"fractional_cuts": True}),
+    "benders-scip-frac": ("BendersOCT", "scip", {"fractional_benders_cuts": True}),
     "benders-highs": ("BendersOCT", "highs", {}),
     "oct-highs": ("OCT", "highs", {}),
     "binoct-highs": ("BinOCT", "highs", {}),

@@ -54,9 +54,10 @@ import numpy as np
 import pandas as pd
 from _child import append_row, run_in_subprocess
 
+from odtlib.models import RegularizedBendOCT
+
 DATASETS = ("monk3", "monk1", "hayes-roth", "house-votes-84", "soybean-small", "car-evaluation", "kr-vs-kp")
-PLAIN = dict(strengthened_cuts=False, polishing=False, eqp=None, path_bound_cuts=False, top_down_branching=False,
-             warm_start="cart")
+PLAIN = RegularizedBendOCT.PAPER_METHODS["BendOCT"]
 OURS = {   # method -> (estimator, solver, switches)
     "bendoct-scip": ("RegularizedBendOCT", "scip", PLAIN),
     "accel-scip": ("RegularizedBendOCT", "scip", {}),
@@ -110,9 +111,8 @@ def run_ours(method: str, X, y, depth: int, lam: float, time_limit: float) -> di
                build_s=r.build_time, handoff_s=r.handoff_time, solve_s=r.solve_time, nodes=r.nodes,
                n_lazy=r.n_lazy, n_cuts=r.n_cuts, heuristic_solutions=r.extra.get("heuristic_solutions"),
                **{f"{k}_s": seconds.get(k) for k in KINDS}, **{f"{k}_calls": calls.get(k) for k in KINDS})
-    d2s = getattr(est, "_d2s", None)    # RegularizedBendOCT's Depth2Solver (a private attribute)
-    if d2s is not None:
-        info = d2s.cache_info()
+    info = getattr(est, "d2s_stats_", None)    # RegularizedBendOCT's D2S cache statistics (when D2S ran)
+    if info is not None:
         out.update(d2s_s=info.seconds, d2s_calls=info.calls, d2s_hits=info.hits)
     return out
 

@@ -72,8 +72,8 @@ def test_baseline_and_best_configuration():
     from odtlib.models import RegularizedBendOCT
 
     plain = p003.make_model("BendOCT", 3, 0.01).get_params()
-    assert not plain["strengthened_cuts"] and not plain["polishing"] and not plain["path_bound_cuts"]
-    assert plain["eqp"] is None and plain["warm_start"] == "cart" and not plain["top_down_branching"]
+    assert not plain["strengthened_benders_cuts"] and not plain["polishing"] and not plain["path_bound_cuts"]
+    assert plain["eqp"] is None and plain["warm_start"] is True and not plain["top_down_branching"]
     best = p003.make_model("Accelerated BendOCT", 3, 0.01).get_params()
     defaults = RegularizedBendOCT(depth=3, leaf_penalty=0.01).get_params()   # documented as the paper's best
     # the paper's best switches, with EQP, on SCIP's default search (top_down_branching and eqp="auto" are
@@ -81,7 +81,7 @@ def test_baseline_and_best_configuration():
     assert best == {**defaults, "solver": "scip", "time_limit": None, "top_down_branching": False,
                     "eqp": "recursive"}
     no_pbcp = p003.make_model("Accelerated (No PBCP)", 3, 0.01).get_params()
-    assert no_pbcp["strengthened_cuts"] and not no_pbcp["path_bound_cuts"] and no_pbcp["eqp"] == "recursive"
+    assert no_pbcp["strengthened_benders_cuts"] and not no_pbcp["path_bound_cuts"] and no_pbcp["eqp"] == "recursive"
     with pytest.raises(ValueError, match="method must be one of"):
         p003.make_model("Gurobi", 3, 0.01)
 

@@ -32,6 +32,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile
+from odtlib.models import CategoricalODT
 
 __all__ = [
     "DATASETS", "TOPOLOGIES", "VARIANTS", "BRANCHING", "Profile", "PROFILES", "get_profile", "load",
@@ -43,13 +44,7 @@ __all__ = [
 DATASETS = ("a1a", "bc", "heloc", "krkp", "mush", "ttt", "monks-1", "votes", "heart", "student")
 AVAILABLE = tuple(d for d in DATASETS if d != "heloc")        # heloc is not public (see paper_datasets.toml)
 TOPOLOGIES = ("depth2", "depth2.5", "depth3", "imbalanced")
-VARIANTS = {  # Tables 2-3: name -> (anchor, relax, strengthen); the deletion of c (14) is always on
-    "Nothing": (False, False, False),
-    "No Anchor": (False, True, True),
-    "No Relax": (True, False, True),
-    "No Strength": (True, True, False),
-    "All": (True, True, True),
-}
+VARIANTS = tuple(CategoricalODT.PAPER_METHODS)   # Tables 2-3: the estimator's named configurations
 BRANCHING = {"simple": 1, "comb-con": 2, "comb-unc": None}    # Table 6 -> max_card
 TEST_FRACTION = 0.1
 VALIDATION_FRACTION = 0.2
@@ -186,16 +181,13 @@ def make_model(config: dict, groups, selected: list[str] | None = None):
         return PrunedCART(seed=config["split"])
     if method != "ODT":
         raise ValueError(f"method must be 'ODT', 'CART-D3' or 'CART', got {method!r}")
-    from odtlib.models import CategoricalODT
-
-    anchor, relax, strengthen = VARIANTS[config.get("variant", "All")]
     floor = config.get("floor")
-    return CategoricalODT(
-        topology=config["topology"], groups=groups, max_card=config.get("max_card", 2),
-        ordinal=config.get("ordinal", True), feature_selection=selected,
+    return CategoricalODT.paper_method(
+        config.get("variant", "All"), topology=config["topology"], groups=groups,
+        max_card=config.get("max_card", 2), ordinal_splits=config.get("ordinal", True), feature_selection=selected,
         maximize="accuracy" if floor is None else "sensitivity", floor=floor,  # floor on y = 0 (malignant)
-        anchor=anchor, relax=relax, strengthen=strengthen, solver=config["solver"],
-        time_limit=config["time_limit"], threads=config.get("threads", 1), seed=config["split"])
+        solver=config["solver"], time_limit=config["time_limit"], threads=config.get("threads", 1),
+        seed=config["split"])
 
 
 class PrunedCART(ClassifierMixin, BaseEstimator):

@@ -37,6 +37,8 @@ import pandas as pd
 
 from odtlib.experiments.grid import Grid
 from odtlib.experiments.protocol import failure_note, instance_frame, paper_data, results_of, select_profile
+from odtlib.models import RegularizedBendOCT
+from odtlib.models.regularized_bendoct import eqp_method_name
 
 __all__ = [
     "DATASETS", "DEPTHS", "LAMBDAS", "METHODS", "PROFILES", "PUBLISHED_OPTIMA", "STUDIES", "Profile",
@@ -62,72 +64,17 @@ DEPTHS = (3, 4)
 PAPER_NAMES = {"car_evaluation": "car-evaluation"}   # Tables 1, 3-5 print it with an underscore
 
 # --------------------------------------------------------------------------------------- the methods
-# Keywords of RegularizedBendOCT. Every method starts from the CART tree pruned with α = λ (warm_start
-# "cart", the estimator's default); with polishing that start is polished first, as in the paper. The
-# paper's methods run on the solver's default search (top_down_branching=False: that switch is ours).
-PAPER_SEARCH = {"top_down_branching": False}
-PLAIN = {"strengthened_cuts": False, "polishing": False, "eqp": None, "path_bound_cuts": False, **PAPER_SEARCH}
-EQP_BEST = {"eqp": "recursive", "eqp_disaggregated": True, "eqp_group_selection": True, "eqp_max_split": 2}
-PBCP_BASIC = {"path_bound_cuts": True, "bound_negative_samples": False, "bound_structure": False}
-PBCP_BEST = {"path_bound_cuts": True, "bound_negative_samples": True, "bound_structure": True}
-ALL = dict(strengthened_cuts=True, polishing=True, **EQP_BEST, **PBCP_BEST, **PAPER_SEARCH)
-_H_NAMES = {"basic": "Ba", "chain": "Ch", "recursive": "Re"}
-
-
-def _eqp_name(family: str, disaggregated: bool, group_selection: bool, max_split: int) -> str:
-    """Appendix B.4.1's labels: H variant (Ba/Ch/Re), +DA (disaggregated), +GS (group selection), |F*|;
-    the paper's best variant is plain "EQP" (Fig. 6(a), Sec. 6.3)."""
-    if (family, disaggregated, group_selection, max_split) == ("recursive", True, True, 2):
-        return "EQP"
-    return (f"EQP {_H_NAMES[family]}{'+DA' if disaggregated else ''}{'+GS' if group_selection else ''}"
-            f" |F*|<={max_split}")
-
-
-def _eqp_variant(family: str, disaggregated: bool, group_selection: bool, max_split: int) -> dict:
-    return {**PLAIN, "eqp": family, "eqp_disaggregated": disaggregated, "eqp_group_selection": group_selection,
-            "eqp_max_split": max_split}
-
-
-_EQP_SWITCHES = {  # (disaggregated, group selection) per H variant: GS is studied on top of DA (Fig. 10)
-    "basic": ((False, False), (False, True)),
-    "chain": ((False, False), (True, False), (True, True)),
-    "recursive": ((False, False), (True, False), (True, True)),
-}
-EQP_VARIANTS = {  # Figs. 8-11, for |F*| in {1, 2, 3}
-    _eqp_name(h, da, gs, k): _eqp_variant(h, da, gs, k)
-    for k in (1, 2, 3) for h, switches in _EQP_SWITCHES.items() for da, gs in switches
-}
-
-METHODS: dict[str, dict] = {
-    # Table 1 (Sec. 6.3)
-    "BendOCT": PLAIN,
-    "Accelerated BendOCT": {**ALL, "strengthened_cuts": False},   # the paper's best: everything but (11)-(12)
-    "Accelerated (No PBCP)": {**ALL, "path_bound_cuts": False},   # "partially accelerated": keeps the (11)-(12)
-    # Fig. 6(a) and Tables 3-5: one technique on top of BendOCT
-    "Strengthened Benders Cuts": {**PLAIN, "strengthened_cuts": True},
-    "Solution Polishing": {**PLAIN, "polishing": True},
-    "EQP": {**PLAIN, **EQP_BEST},             # = EQP Re+DA+GS |F*|<=2 of the variant studies
-    "PBCP": {**PLAIN, **PBCP_BASIC},
-    "PBCP + BSt + BNS": {**PLAIN, **PBCP_BEST},
-    # Fig. 6(b): all techniques, then each one removed (- SC = Accelerated BendOCT, - PBCP = Accelerated (No PBCP))
-    "All techniques": ALL,
-    "All - EQP": {**ALL, "eqp": None},
-    "All - Polishing": {**ALL, "polishing": False},
-    # Fig. 12: path-bound cut variants on top of BendOCT
-    "PBCP + Polishing": {**PLAIN, **PBCP_BASIC, "polishing": True},
-    "PBCP + BNS": {**PLAIN, **PBCP_BASIC, "bound_negative_samples": True},
-    "PBCP + BSt": {**PLAIN, **PBCP_BASIC, "bound_structure": True},
-    "PBCP + BSt + BNS + Polishing": {**PLAIN, **PBCP_BEST, "polishing": True},
-    # Figs. 8-11: EQP variants on top of BendOCT
-    **EQP_VARIANTS,
-}
+# The paper's configurations are RegularizedBendOCT's own registry (PAPER_METHODS): every method starts from
+# the CART tree pruned with α = λ (polished first when polishing is on, as in the paper) and runs on the
+# solver's default search (top_down_branching=False: that switch is ours).
+METHODS: dict[str, dict] = RegularizedBendOCT.PAPER_METHODS
 
 
 def _eqp_study(max_split: int, disaggregated: bool | None = None, group_selection: bool = False) -> list[str]:
     names = []
     for h in ("basic", "chain", "recursive"):
         da = (h != "basic") if disaggregated is None else (disaggregated and h != "basic")
-        names.append(_eqp_name(h, da, group_selection, max_split))
+        names.append(eqp_method_name(h, da, group_selection, max_split))
     return names
 
 
@@ -139,10 +86,10 @@ STUDIES: dict[str, list[str]] = {
     "table4": ["BendOCT", "Solution Polishing"],
     "table5": ["BendOCT", "PBCP", "PBCP + BSt + BNS"],
     "fig8": ["BendOCT", *(n for k in (1, 2, 3) for n in _eqp_study(k, disaggregated=False))],
-    "fig9": ["BendOCT", *(_eqp_name(h, da, False, k) for k in (1, 2, 3) for h in ("chain", "recursive")
+    "fig9": ["BendOCT", *(eqp_method_name(h, da, False, k) for k in (1, 2, 3) for h in ("chain", "recursive")
                           for da in (False, True))],
     "fig10": ["BendOCT", *(n for k in (1, 2, 3) for gs in (False, True) for n in _eqp_study(k, None, gs))],
-    "fig11": ["BendOCT", *(_eqp_name("recursive", True, True, k) for k in (1, 2, 3))],
+    "fig11": ["BendOCT", *(eqp_method_name("recursive", True, True, k) for k in (1, 2, 3))],
     "fig12": ["BendOCT", "PBCP", "PBCP + Polishing", "PBCP + BNS", "PBCP + BSt", "PBCP + BSt + BNS",
               "PBCP + BSt + BNS + Polishing"],
 }
@@ -239,12 +186,10 @@ def load(dataset: str, encoding: str = ONE_HOT) -> tuple[pd.DataFrame, pd.Series
 def make_model(method: str, depth: int, leaf_penalty: float, solver: str = "scip",
                time_limit: float | None = None, threads: int = 1, seed: int = 0):
     """The RegularizedBendOCT of ``method`` (a key of `METHODS`), exact up to ``time_limit``."""
-    from odtlib.models import RegularizedBendOCT
-
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
-    return RegularizedBendOCT(depth=depth, leaf_penalty=leaf_penalty, solver=solver, time_limit=time_limit,
-                              threads=threads, seed=seed, warm_start="cart", **METHODS[method])
+    return RegularizedBendOCT.paper_method(method, depth=depth, leaf_penalty=leaf_penalty, solver=solver,
+                                           time_limit=time_limit, threads=threads, seed=seed)
 
 
 def run(config: dict) -> dict:

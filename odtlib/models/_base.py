@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import assert_all_finite, check_is_fitted, column_or_1d, validate_data
 
 from odtlib.tree import Tree
 
@@ -153,6 +153,8 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         y_arr = column_or_1d(np.asarray(y), warn=True)
         if len(y_arr) != n_rows:
             raise ValueError(f"X has {n_rows} rows but y has {len(y_arr)} labels")
+        if np.issubdtype(y_arr.dtype, np.floating):
+            assert_all_finite(y_arr, input_name="y")     # scikit-learn's wording for NaN and infinity
         missing = pd.isna(y_arr)
         if missing.any():
             raise ValueError(f"y has {int(missing.sum())} missing labels (first at row {int(np.argmax(missing))})")

@@ -43,7 +43,7 @@ from odtlib.solvers.result import relative_gap
 from odtlib.tree import Leaf, Tree, UnivariateSplit
 
 __all__ = ["MIPTreeClassifier", "FitContext", "PluginNeed", "NotProvedOptimalWarning", "cart_tree",
-           "objective_step", "common_constraints"]
+           "objective_step", "common_constraints", "store_parameters"]
 
 
 class NotProvedOptimalWarning(ConvergenceWarning):
@@ -140,6 +140,14 @@ def cart_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int, see
             nodes[n] = UnivariateSplit(int(t.feature[sk_node]), 2 * n, 2 * n + 1, float(t.threshold[sk_node]))
             stack += [(t.children_left[sk_node], 2 * n), (t.children_right[sk_node], 2 * n + 1)]
     return Tree(nodes, root=1)
+
+
+def store_parameters(estimator, params: dict) -> None:
+    """Store ``__init__``'s arguments on the estimator as given (scikit-learn's convention), from
+    ``locals()``: every estimator's ``__init__`` is its explicit signature plus this one call."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
 
 
 def common_constraints() -> dict:

@@ -50,7 +50,7 @@ import pyomo.environ as pyo
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlib.encoders import CategoricalEncoding, FeatureGroup
-from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, objective_step
+from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, objective_step, store_parameters
 from odtlib.models.topologies import Topology, get_topology
 from odtlib.tree import Leaf, SubsetSplit, Tree
 
@@ -458,12 +458,12 @@ class CategoricalODT(MIPTreeClassifier):
         "relaxed_integrality": ["boolean"], "proper_splits": ["boolean"],
     }
 
-    PAPER_METHODS = {   # Table 2's columns: the enhancements of Section 4.3 one at a time
-        "None": dict(strengthened_routing=False, anchors=False, pruned_routing=False, relaxed_integrality=False),
-        "Strengthen": dict(strengthened_routing=True, anchors=False, pruned_routing=False, relaxed_integrality=False),
-        "Anchor": dict(strengthened_routing=False, anchors=True, pruned_routing=False, relaxed_integrality=False),
-        "Prune": dict(strengthened_routing=False, anchors=False, pruned_routing=True, relaxed_integrality=False),
-        "All": dict(strengthened_routing=True, anchors=True, pruned_routing=True, relaxed_integrality=True),
+    PAPER_METHODS = {   # Tables 2-3: the enhancements of Section 4.3 left out one at a time; (14) always on
+        "Nothing": dict(anchors=False, relaxed_integrality=False, strengthened_routing=False, pruned_routing=True),
+        "No Anchor": dict(anchors=False, relaxed_integrality=True, strengthened_routing=True, pruned_routing=True),
+        "No Relax": dict(anchors=True, relaxed_integrality=False, strengthened_routing=True, pruned_routing=True),
+        "No Strength": dict(anchors=True, relaxed_integrality=True, strengthened_routing=False, pruned_routing=True),
+        "All": dict(anchors=True, relaxed_integrality=True, strengthened_routing=True, pruned_routing=True),
     }
 
     def __init__(self, *, topology="depth2", groups=None, class_weight: float = 1.0, positive_class=None,
@@ -473,28 +473,7 @@ class CategoricalODT(MIPTreeClassifier):
                  proper_splits: bool = False, solver: str = "highs", time_limit: float | None = None,
                  mip_gap: float | None = None, threads: int = 1, seed: int = 0, solver_options: dict | None = None,
                  keep_model: bool = False, log: bool = False):
-        self.topology = topology
-        self.groups = groups
-        self.class_weight = class_weight
-        self.positive_class = positive_class
-        self.max_card = max_card
-        self.ordinal_splits = ordinal_splits
-        self.maximize = maximize
-        self.floor = floor
-        self.feature_selection = feature_selection
-        self.strengthened_routing = strengthened_routing
-        self.anchors = anchors
-        self.pruned_routing = pruned_routing
-        self.relaxed_integrality = relaxed_integrality
-        self.proper_splits = proper_splits
-        self.solver = solver
-        self.time_limit = time_limit
-        self.mip_gap = mip_gap
-        self.threads = threads
-        self.seed = seed
-        self.solver_options = solver_options
-        self.keep_model = keep_model
-        self.log = log
+        store_parameters(self, locals())
 
     # ------------------------------------------------------------------ validation
     def _check_params(self) -> None:
@@ -508,6 +487,11 @@ class CategoricalODT(MIPTreeClassifier):
         fs = self.feature_selection
         if fs is not None and fs != "cart" and (isinstance(fs, str) or not isinstance(fs, Sequence)):
             raise ValueError(f"feature_selection must be None, 'cart' or a list of group names, got {fs!r}")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False      # formulation (8) labels its leaves positive / negative
+        return tags
 
     # ------------------------------------------------------------------ encoding
     def fit(self, X, y) -> CategoricalODT:

@@ -36,7 +36,7 @@ from odtlib.models._flow_tree import (
     linear_sum,
     regularised_objective,
 )
-from odtlib.models._pipeline import FitContext, PluginNeed
+from odtlib.models._pipeline import FitContext, PluginNeed, store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, tree_model
 from odtlib.solvers import BranchAndCut, CutFamily, LinearRow
 
@@ -205,18 +205,7 @@ class FlowOCT(FlowModelClassifier):
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
                  warm_start=True, valid_inequalities: bool = False, solver_options: dict | None = None,
                  keep_model: bool = False, log: bool = False):
-        self.depth = depth
-        self.split_penalty = split_penalty
-        self.solver = solver
-        self.time_limit = time_limit
-        self.mip_gap = mip_gap
-        self.threads = threads
-        self.seed = seed
-        self.warm_start = warm_start
-        self.valid_inequalities = valid_inequalities
-        self.solver_options = solver_options
-        self.keep_model = keep_model
-        self.log = log
+        store_parameters(self, locals())
 
     def _size_terms(self, ctx):
         return flow_size_terms(ctx)

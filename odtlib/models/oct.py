@@ -30,6 +30,7 @@ from pyomo.common.collections import ComponentMap
 
 from odtlib.models._flow_model import FlowModelClassifier, flow_constraints
 from odtlib.models._flow_tree import check_split_penalty, classify_points
+from odtlib.models._pipeline import store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, linear_sum, tree_model
 
 __all__ = ["OCT", "build_model"]
@@ -125,17 +126,7 @@ class OCT(FlowModelClassifier):
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
                  warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
-        self.depth = depth
-        self.split_penalty = split_penalty
-        self.solver = solver
-        self.time_limit = time_limit
-        self.mip_gap = mip_gap
-        self.threads = threads
-        self.seed = seed
-        self.warm_start = warm_start
-        self.solver_options = solver_options
-        self.keep_model = keep_model
-        self.log = log
+        store_parameters(self, locals())
 
     def _size_terms(self, ctx):
         leaves = 2**ctx.depth

@@ -23,7 +23,7 @@ import pyomo.environ as pyo
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlib.models._flow_tree import add_branch_and_predict_variables
-from odtlib.models._pipeline import PluginNeed
+from odtlib.models._pipeline import PluginNeed, store_parameters
 from odtlib.models._regularized import RegularizedContext, RegularizedTreeClassifier, regularized_constraints
 from odtlib.models._sparse_tree import (
     SparseTree,
@@ -45,7 +45,7 @@ from odtlib.models.accel import (
 from odtlib.models.benders import MinCutBendersCuts
 from odtlib.solvers import BranchAndCut, capabilities
 
-__all__ = ["RegularizedBendOCT", "build_model", "branch_and_cut"]
+__all__ = ["RegularizedBendOCT", "build_model", "branch_and_cut", "eqp_method_name"]
 
 
 
@@ -116,6 +116,29 @@ _PLAIN = {"strengthened_benders_cuts": False, "polishing": False, "eqp": None, "
 _EQP_BEST = {"eqp": "recursive", "eqp_disaggregated": True, "eqp_group_selection": True, "eqp_max_split": 2}
 _PBCP_BASIC = {"path_bound_cuts": True, "path_bound_negative_samples": False, "path_bound_structure": False}
 _PBCP_BEST = {"path_bound_cuts": True, "path_bound_negative_samples": True, "path_bound_structure": True}
+_H_NAMES = {"basic": "Ba", "chain": "Ch", "recursive": "Re"}
+_EQP_SWITCHES = {  # (disaggregated, group selection) per H variant: GS is studied on top of DA (Fig. 10)
+    "basic": ((False, False), (False, True)),
+    "chain": ((False, False), (True, False), (True, True)),
+    "recursive": ((False, False), (True, False), (True, True)),
+}
+
+
+def eqp_method_name(family: str, disaggregated: bool, group_selection: bool, max_split: int) -> str:
+    """The name of an EQP variant in :attr:`RegularizedBendOCT.PAPER_METHODS`, as Appendix B.4.1 labels it:
+    H variant (Ba/Ch/Re), +DA (disaggregated), +GS (group selection), |F*| bound; the paper's best variant
+    (Re+DA+GS, |F*| <= 2) is the method "EQP" itself."""
+    if (family, disaggregated, group_selection, max_split) == ("recursive", True, True, 2):
+        return "EQP"
+    return (f"EQP {_H_NAMES[family]}{'+DA' if disaggregated else ''}{'+GS' if group_selection else ''}"
+            f" |F*|<={max_split}")
+
+
+def _eqp_variants() -> dict[str, dict]:
+    """The EQP variants of Figs. 8-11 on top of BendOCT."""
+    return {eqp_method_name(family, da, gs, k): {**_PLAIN, "eqp": family, "eqp_disaggregated": da,
+                                                 "eqp_group_selection": gs, "eqp_max_split": k}
+            for k in (1, 2, 3) for family, switches in _EQP_SWITCHES.items() for da, gs in switches}
 
 
 class RegularizedBendOCT(RegularizedTreeClassifier):
@@ -190,7 +213,8 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     every single technique and variant its figures and tables measure.
 
     After ``fit``: ``tree_``, ``solve_result_`` (objective = accuracy - λ·leaves; ``extra`` holds the
-    heuristic's statistics on SCIP), ``warm_start_objective_`` (of the polished start, or None).
+    heuristic's statistics on SCIP), ``warm_start_objective_`` (of the polished start, or None) and, when D2S
+    ran, ``d2s_stats_`` (its cache statistics: calls, hits, seconds).
     """
 
     PAPER_METHODS = {
@@ -214,6 +238,8 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         "PBCP + BNS": {**_PLAIN, **_PBCP_BASIC, "path_bound_negative_samples": True},
         "PBCP + BSt": {**_PLAIN, **_PBCP_BASIC, "path_bound_structure": True},
         "PBCP + BSt + BNS + Polishing": {**_PLAIN, **_PBCP_BEST, "polishing": True},
+        # Figs. 8-11: EQP variants on top of BendOCT
+        **_eqp_variants(),
     }
 
     _parameter_constraints = regularized_constraints(
@@ -230,27 +256,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
                  eqp_max_split: int = 2, path_bound_cuts: bool = True, path_bound_negative_samples: bool = True,
                  path_bound_structure: bool = True, top_down_branching: bool = True,
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
-        self.depth = depth
-        self.leaf_penalty = leaf_penalty
-        self.solver = solver
-        self.time_limit = time_limit
-        self.mip_gap = mip_gap
-        self.threads = threads
-        self.seed = seed
-        self.warm_start = warm_start
-        self.strengthened_benders_cuts = strengthened_benders_cuts
-        self.polishing = polishing
-        self.eqp = eqp
-        self.eqp_disaggregated = eqp_disaggregated
-        self.eqp_group_selection = eqp_group_selection
-        self.eqp_max_split = eqp_max_split
-        self.path_bound_cuts = path_bound_cuts
-        self.path_bound_negative_samples = path_bound_negative_samples
-        self.path_bound_structure = path_bound_structure
-        self.top_down_branching = top_down_branching
-        self.solver_options = solver_options
-        self.keep_model = keep_model
-        self.log = log
+        store_parameters(self, locals())
 
     # ------------------------------------------------------------------ what runs where
     @property
@@ -302,6 +308,11 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
             tree = self._polisher(ctx, model).polish(tree)
         ctx.notes["warm_start_objective_"] = tree.objective(ctx.X01, ctx.y, self.leaf_penalty)
         return _tree_values(ctx, model)(tree)
+
+    def _decode(self, ctx, model):
+        if "d2s" in vars(ctx):            # D2S ran (polishing, path-bound cuts): keep its cache statistics
+            ctx.notes["d2s_stats_"] = ctx.d2s.cache_info()
+        return super()._decode(ctx, model)
 
     def _polisher(self, ctx, model) -> SolutionPolishing:
         return SolutionPolishing(ctx, model, _tree_values(ctx, model))

@@ -28,6 +28,7 @@ from odtlib.models._sparse_tree import (
     add_one_leaf_per_path,
     check_leaf_penalty,
 )
+from odtlib.models._pipeline import store_parameters
 from odtlib.models._tree_index import as_binary, tree_model
 from odtlib.models.flowoct import (
     add_flow_conservation_internal,
@@ -93,17 +94,7 @@ class RegularizedFlowOCT(RegularizedTreeClassifier):
     def __init__(self, *, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
                  warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
-        self.depth = depth
-        self.leaf_penalty = leaf_penalty
-        self.solver = solver
-        self.time_limit = time_limit
-        self.mip_gap = mip_gap
-        self.threads = threads
-        self.seed = seed
-        self.warm_start = warm_start
-        self.solver_options = solver_options
-        self.keep_model = keep_model
-        self.log = log
+        store_parameters(self, locals())
 
     def _size_terms(self, ctx):
         return flow_size_terms(ctx)

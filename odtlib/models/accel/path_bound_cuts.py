@@ -45,21 +45,17 @@ class PathBoundCuts(CutFamily):
 
     def __init__(self, ctx: RegularizedContext, model, bound_negative_samples: bool = True,
                  bound_structure: bool = True):
-        self.X = ctx.X01
-        self.y = ctx.y
-        self.depth = ctx.depth
-        self.alpha = ctx.alpha
-        self.d2s = ctx.d2s
+        self.ctx = ctx
         self.columns = TreeColumns(model)
         self.bound_negative_samples = bound_negative_samples
         self.bound_structure = bound_structure
 
     def candidates(self, b: np.ndarray):
         """(node, path [(n_j, f_j)], sample mask) of every node on an integral path with height >= 2."""
-        stack = [(1, [], np.ones(len(self.y), dtype=bool))]
+        stack = [(1, [], np.ones(len(self.ctx.y), dtype=bool))]
         while stack:
             n, path, mask = stack.pop()
-            height = self.depth - (n.bit_length() - 1)
+            height = self.ctx.depth - (n.bit_length() - 1)
             if height < 2:
                 continue
             yield n, path, mask
@@ -67,7 +63,7 @@ class PathBoundCuts(CutFamily):
                 continue
             f = int(b[n].argmax())
             if b[n, f] > 1 - self.integral_tol:
-                right = self.X[:, f]
+                right = self.ctx.X01[:, f]
                 stack += [(2 * n, path + [(n, f)], mask & ~right), (2 * n + 1, path + [(n, f)], mask & right)]
 
     def cut(self, values: Values) -> list[LinearRow]:
@@ -76,11 +72,11 @@ class PathBoundCuts(CutFamily):
         rows = []
         for n, path, mask in self.candidates(b):
             size = int(mask.sum())
-            if size == 0 or size < 2 * self.alpha:
+            if size == 0 or size < 2 * self.ctx.alpha:
                 continue
-            best = self.d2s.solve(mask, depth=2, leaf_penalty=self.alpha)
+            best = self.ctx.d2s.solve(mask, depth=2, leaf_penalty=self.ctx.alpha)
             below = self._descendants(n)
-            lp_value = theta[mask].sum() - self.alpha * p[below].sum()
+            lp_value = theta[mask].sum() - self.ctx.alpha * p[below].sum()
             if lp_value <= best.value + self.violation_tol:
                 continue
             relax = self._relaxing_term(n, path, b_cols, p_cols)
@@ -92,7 +88,7 @@ class PathBoundCuts(CutFamily):
     def _descendants(self, n: int, min_gap: int = 0) -> np.ndarray:
         """D[n] (``min_gap=0``) or the descendants more than ``min_gap`` levels below n, as node ids."""
         nodes = []
-        for gap in range(min_gap, self.depth - (n.bit_length() - 1) + 1):
+        for gap in range(min_gap, self.ctx.depth - (n.bit_length() - 1) + 1):
             first = n << gap
             nodes.extend(range(first, first + 2**gap))
         return np.array(nodes, dtype=np.int64)
@@ -107,7 +103,7 @@ class PathBoundCuts(CutFamily):
         return np.concatenate(terms).astype(np.int64)
 
     def _bound_row(self, mask, best, relax, t_cols) -> LinearRow:
-        correct = np.zeros(len(self.y), dtype=bool)
+        correct = np.zeros(len(self.ctx.y), dtype=bool)
         correct[best.correct_samples] = True
         if self.bound_negative_samples:                                        # (25)
             wrong = np.flatnonzero(mask & ~correct)

@@ -38,12 +38,7 @@ class SolutionPolishing(PrimalHeuristic):
 
     def __init__(self, ctx: RegularizedContext, model, tree_values: Callable[[SparseTree], dict],
                  min_gain: float = 1e-3):
-        self.X = ctx.X01
-        self.y = ctx.y
-        self.depth = ctx.depth
-        self.lam = ctx.leaf_penalty
-        self.alpha = ctx.alpha
-        self.d2s = ctx.d2s
+        self.ctx = ctx
         self.columns = TreeColumns(model)
         self.tree_values = tree_values
         self.min_gain = min_gain
@@ -59,18 +54,19 @@ class SolutionPolishing(PrimalHeuristic):
 
     def polish(self, tree: SparseTree) -> SparseTree:
         """Replace every tail by the optimal D2S subtree on the samples that reach it."""
-        terminal = tree.terminal(self.X)
+        terminal = tree.terminal(self.ctx.X01)
         levels = node_level(terminal)
         for n in self.tail_roots(tree):
             level = n.bit_length() - 1
             reaches = (levels >= level) & ((terminal >> np.maximum(levels - level, 0)) == n)
-            best = self.d2s.solve(reaches, depth=min(2, self.depth - level), leaf_penalty=self.alpha)
+            best = self.ctx.d2s.solve(reaches, depth=min(2, self.ctx.depth - level),
+                                      leaf_penalty=self.ctx.alpha)
             tree = tree.replace_subtree(n, *best.subtree.placed_at(n))
         self.n_polished += 1
         return tree
 
     def value(self, tree: SparseTree) -> float:
-        return tree.objective(self.X, self.y, self.lam)
+        return tree.objective(self.ctx.X01, self.ctx.y, self.ctx.leaf_penalty)
 
     # ------------------------------------------------------------------ heuristic callback
     def observe(self, values: Values) -> None:

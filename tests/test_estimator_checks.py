@@ -1,0 +1,52 @@
+"""scikit-learn's estimator checks on every odtlib estimator (small depth and time limits).
+
+The binary formulations take 0/1 features, so they are checked behind a ``Binarizer`` -- the honest setup for
+the real-valued data the checks generate. CategoricalODT is a binary classifier (declared by its tags, so the
+checks give it two classes). Each expected failure is listed with its reason.
+"""
+from __future__ import annotations
+
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Binarizer
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from odtlib.models import OCT, BendersOCT, BinOCT, CategoricalODT, FlowOCT, RegularizedBendOCT, RegularizedFlowOCT
+
+FAST = dict(depth=1, time_limit=10)
+BINARY = [FlowOCT(**FAST), BendersOCT(**FAST), OCT(**FAST), BinOCT(**FAST),
+          RegularizedFlowOCT(**FAST), RegularizedBendOCT(**FAST)]
+ESTIMATORS = [make_pipeline(Binarizer(), est) for est in BINARY] + [CategoricalODT(time_limit=10)]
+
+# CategoricalODT takes raw DataFrames and encodes them itself (paper 000's encoding) before validating the
+# encoded 0/1 matrix; these checks feed it inputs its encoder does not handle as scikit-learn expects. Open
+# work, each a real gap:
+CATEGORICAL_ODT_GAPS = {
+    "check_estimator_sparse_tag": "its encoder does not reject sparse input with scikit-learn's message",
+    "check_estimator_sparse_array": "its encoder does not reject sparse input with scikit-learn's message",
+    "check_estimator_sparse_matrix": "its encoder does not reject sparse input with scikit-learn's message",
+    "check_estimators_nan_inf": "its decile encoder buckets infinite values instead of rejecting them",
+    "check_estimators_empty_data_messages": "its encoder fails on empty X before scikit-learn's validation",
+    "check_dtype_object": "its encoder treats object columns as categories (its purpose), not as numbers",
+    "check_n_features_in": "n_features_in_ counts the encoded columns, not the input's",
+    "check_n_features_in_after_fitting": "n_features_in_ counts the encoded columns, not the input's",
+    "check_fit2d_predict1d": "its encoder reshapes a 1-d X before scikit-learn's validation can refuse it",
+    "check_class_weight_classifiers": "class_weight is paper 000's weight C of negatives, a number, not a dict",
+    "check_classifier_not_supporting_multiclass": "its multi-class error message is its own wording",
+}
+
+# scikit-learn's Pipeline fits its steps in place, so its ``steps`` parameter changes during fit
+PIPELINE_IN_PLACE = {
+    "check_dont_overwrite_parameters": "Pipeline fits its steps in place (a property of Pipeline)",
+    "check_estimators_overwrite_params": "Pipeline fits its steps in place (a property of Pipeline)",
+}
+
+
+def expected_failed_checks(estimator) -> dict:
+    return CATEGORICAL_ODT_GAPS if isinstance(estimator, CategoricalODT) else PIPELINE_IN_PLACE
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+def test_sklearn_compatible(estimator, check):
+    if "check_classifiers_train" in str(check) and not isinstance(estimator, CategoricalODT):
+        estimator.set_params(**{f"{estimator.steps[-1][0]}__depth": 2})   # its training-accuracy floor (0.83)
+    check(estimator)
