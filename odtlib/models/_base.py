@@ -153,11 +153,12 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         y_arr = column_or_1d(np.asarray(y), warn=True)
         if len(y_arr) != n_rows:
             raise ValueError(f"X has {n_rows} rows but y has {len(y_arr)} labels")
-        if np.issubdtype(y_arr.dtype, np.floating):
-            assert_all_finite(y_arr, input_name="y")     # scikit-learn's wording for NaN and infinity
         missing = pd.isna(y_arr)
         if missing.any():
-            raise ValueError(f"y has {int(missing.sum())} missing labels (first at row {int(np.argmax(missing))})")
+            raise ValueError(f"Input y contains NaN: y has {int(missing.sum())} missing labels "
+                             f"(first at row {int(np.argmax(missing))})")
+        if np.issubdtype(y_arr.dtype, np.floating):
+            assert_all_finite(y_arr, input_name="y")     # scikit-learn's wording for infinity
         check_classification_targets(y_arr)
         return y_arr
 
