@@ -77,9 +77,10 @@ def estimator_names() -> list[str]:
     """The classifiers of ``odtlib.models`` (the names in its ``__all__`` that are estimators)."""
     import odtlib.models
 
-    base = odtlib.models.ODTClassifier
+    bases = (odtlib.models.ODTClassifier, odtlib.models.MIPTreeClassifier)
     return [name for name in odtlib.models.__all__
-            if isinstance(cls := getattr(odtlib.models, name), type) and issubclass(cls, base) and cls is not base]
+            if isinstance(cls := getattr(odtlib.models, name), type) and issubclass(cls, bases[0])
+            and cls not in bases]
 
 
 def _version() -> str:

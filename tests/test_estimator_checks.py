@@ -1,21 +1,34 @@
 """scikit-learn's estimator checks on every odtlib estimator (small depth and time limits).
 
 The binary formulations take 0/1 features, so they are checked behind a ``Binarizer`` -- the honest setup for
-the real-valued data the checks generate. CategoricalODT is a binary classifier (declared by its tags, so the
+the real-valued data the checks generate; the multivariate ones take features in [0, 1], behind a
+``MinMaxScaler``. CategoricalODT is a binary classifier (declared by its tags, so the
 checks give it two classes). Each expected failure is listed with its reason.
 """
 from __future__ import annotations
 
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import Binarizer
+from sklearn.preprocessing import Binarizer, MinMaxScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from odtlib.models import OCT, BendersOCT, BinOCT, CategoricalODT, FlowOCT, RegularizedBendOCT, RegularizedFlowOCT
+from odtlib.models import (
+    OCT,
+    OCTH,
+    SOCT,
+    BendersOCT,
+    BinOCT,
+    CategoricalODT,
+    FlowOCT,
+    RegularizedBendOCT,
+    RegularizedFlowOCT,
+)
 
 FAST = dict(depth=1, time_limit=10)
 BINARY = [FlowOCT(**FAST), BendersOCT(**FAST), OCT(**FAST), BinOCT(**FAST),
           RegularizedFlowOCT(**FAST), RegularizedBendOCT(**FAST)]
-ESTIMATORS = [make_pipeline(Binarizer(), est) for est in BINARY] + [CategoricalODT(time_limit=10)]
+MULTIVARIATE = [SOCT(depth=1, time_limit=5), OCTH(depth=1, time_limit=5)]      # features scaled to [0, 1]
+ESTIMATORS = ([make_pipeline(Binarizer(), est) for est in BINARY]
+              + [make_pipeline(MinMaxScaler(), est) for est in MULTIVARIATE] + [CategoricalODT(time_limit=10)])
 
 # CategoricalODT takes raw DataFrames and encodes them itself (paper 000's encoding) before validating the
 # encoded 0/1 matrix; these checks feed it inputs its encoder does not handle as scikit-learn expects. Open

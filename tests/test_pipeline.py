@@ -20,6 +20,8 @@ from sklearn.preprocessing import Binarizer
 
 from odtlib.models import (
     OCT,
+    OCTH,
+    SOCT,
     BendersOCT,
     BinOCT,
     CategoricalODT,
@@ -32,6 +34,7 @@ from odtlib.models._pipeline import objective_step, round_bound
 from odtlib.solvers import SolveResult
 
 BINARY_MODELS = [FlowOCT, BendersOCT, OCT, BinOCT, RegularizedFlowOCT, RegularizedBendOCT]
+ALL_MODELS = BINARY_MODELS + [CategoricalODT, SOCT, OCTH]
 
 
 def small_data(seed=3, n_rows=24, n_features=4, n_classes=2):
@@ -44,6 +47,9 @@ def categorical_data():
 
 
 def fitted(cls, **params):
+    if cls in (SOCT, OCTH):                          # features in [0, 1]
+        X, y = small_data()
+        return cls(depth=2, **params).fit(X * 0.5 + 0.25, y), X * 0.5 + 0.25, y
     if cls is CategoricalODT:
         X, y = categorical_data()
         return cls(groups=[[0, 1], [2, 3]], **params).fit(X, y), X, y
@@ -52,7 +58,7 @@ def fitted(cls, **params):
 
 
 # ------------------------------------------------------------------------------------------ pickling
-@pytest.mark.parametrize("cls", BINARY_MODELS + [CategoricalODT], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", ALL_MODELS, ids=lambda c: c.__name__)
 def test_fitted_estimators_pickle_and_predict_the_same(cls):
     model, X, y = fitted(cls)
     assert not hasattr(model, "model_")              # the Pyomo model is not kept by default
@@ -90,7 +96,7 @@ def test_keep_model_keeps_the_solved_pyomo_model():
 
 
 # ------------------------------------------------------------------------------------------ probabilities
-@pytest.mark.parametrize("cls", BINARY_MODELS + [CategoricalODT], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", ALL_MODELS, ids=lambda c: c.__name__)
 def test_predict_proba_is_the_class_frequency_of_the_leaf(cls):
     model, X, y = fitted(cls)
     proba = model.predict_proba(X)
@@ -178,7 +184,7 @@ def test_paper_methods_are_the_estimators_own_configurations():
     assert plain.get_params()["path_bound_cuts"] is False and plain.get_params()["warm_start"] is True
     accelerated = RegularizedBendOCT.paper_method("Accelerated BendOCT").get_params()
     assert accelerated["eqp"] == "recursive" and accelerated["top_down_branching"] is False
-    assert CategoricalODT.paper_method("None").get_params()["anchors"] is False
+    assert CategoricalODT.paper_method("No Anchor").get_params()["anchors"] is False
     with pytest.raises(ValueError, match="no paper method 'fast'; known: 'BendOCT'"):
         RegularizedBendOCT.paper_method("fast")
 

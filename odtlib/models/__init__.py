@@ -11,8 +11,10 @@ from odtlib.models.binoct import BinOCT
 from odtlib.models.categorical_odt import CategoricalODT
 from odtlib.models.flowoct import FlowOCT
 from odtlib.models.oct import OCT
+from odtlib.models.octh import OCTH
 from odtlib.models.regularized_bendoct import RegularizedBendOCT
 from odtlib.models.regularized_flowoct import RegularizedFlowOCT
+from odtlib.models.soct import SOCT
 
 __all__ = ["ODTClassifier", "MIPTreeClassifier", "NotProvedOptimalWarning", "CategoricalODT", "FlowOCT",
-           "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT"]
+           "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT", "SOCT", "OCTH"]

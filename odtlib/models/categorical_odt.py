@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 import pyomo.environ as pyo
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _num_features
 
 from odtlib.encoders import CategoricalEncoding, FeatureGroup
 from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, objective_step, store_parameters
@@ -510,6 +511,10 @@ class CategoricalODT(MIPTreeClassifier):
 
     def _check_X_fitted(self, X) -> np.ndarray:
         if getattr(self, "encoder_", None) is not None:
+            expected, got = len(self.encoder_.groups_), _num_features(X)
+            if got != expected:
+                raise ValueError(f"X has {got} features, but CategoricalODT is expecting {expected} features "
+                                 "as input (the columns it was fitted on)")
             X = self.encoder_.transform(X)
         return super()._check_X_fitted(X)
 

@@ -1,0 +1,139 @@
+"""Paper 002's multivariate models so far (SOCT-baseline, OCT-H) and the hyperplane-tree layer under them.
+
+Oracles: enumeration of routings with an LP feasibility check per split (tests/oracles_hyperplane.py), and on
+0/1 data the univariate optimum (brute force), which no hyperplane tree can fall below.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from oracles import brute_force_tree, random_binary_data
+from oracles_hyperplane import best_hyperplane_tree, margin_separable
+
+from odtlib.models import OCTH, SOCT
+from odtlib.models._hyperplane import full_tree_routing, hyperplane_tree
+from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
+
+MODELS = [SOCT, OCTH]
+
+
+def grid_data(seed: int, n_rows: int, n_features: int = 2, n_classes: int = 2):
+    """Points on a 0.1 grid in [0, 1] (gaps far above the margin ε), with random labels."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 11, size=(n_rows, n_features)) / 10
+    return X, rng.integers(0, n_classes, size=n_rows)
+
+
+def fit(cls, X, y, **params):
+    params.setdefault("warm_start", False)
+    return cls(threads=1, time_limit=120, **params).fit(X, y)
+
+
+# ------------------------------------------------------------------------------------------ the oracle
+def test_the_oracle_knows_xor_is_not_linearly_separable():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    assert not margin_separable(X, [1, 2], [0, 3], 0.005)          # the XOR labelling, (14)-(15)
+    assert margin_separable(X, [0, 1], [2, 3], 0.005)
+    assert best_hyperplane_tree(X, np.array([0, 1, 1, 0]), 1) == 3
+    assert best_hyperplane_tree(X, np.array([0, 1, 1, 0]), 2) == 4
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("seed,depth,n_rows,n_classes", [(0, 1, 8, 2), (1, 1, 8, 3), (2, 2, 6, 2), (3, 2, 6, 3)])
+def test_optimum_equals_the_enumeration_oracle(cls, seed, depth, n_rows, n_classes):
+    X, y = grid_data(seed, n_rows, n_classes=n_classes)
+    model = fit(cls, X, y, depth=depth)
+    expected = best_hyperplane_tree(X, y, depth)
+    assert model.solve_result_.status == "optimal"
+    assert round(model.solve_result_.objective) == expected
+    assert int((model.predict(X) == y).sum()) == expected
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_soct_and_octh_agree_and_never_fall_below_the_univariate_optimum(seed):
+    X, y = random_binary_data(16, 3, 2, seed)
+    univariate = brute_force_tree(X, y, 2)[1]
+    objectives = {cls.__name__: round(fit(cls, X.astype(float), y, depth=2).solve_result_.objective)
+                  for cls in MODELS}
+    assert objectives["SOCT"] == objectives["OCTH"] >= univariate
+
+
+# ------------------------------------------------------------------------------------------ decoding
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_the_tree_routes_every_training_point_as_the_solved_model(cls):
+    X, y = grid_data(7, 12, n_features=3, n_classes=3)
+    model = fit(cls, X, y, depth=2, keep_model=True)
+    m = model.model_
+    model_leaf = np.array([max(m.L, key=lambda t: pyo.value(m.w[i, t])) for i in m.I])
+    np.testing.assert_array_equal(model.apply(X), model_leaf)
+    splits = [node for node in model.tree_.nodes.values() if not isinstance(node, Leaf)]
+    assert splits and all(isinstance(node, HyperplaneSplit) for node in splits)
+
+
+def test_a_node_that_does_not_split_is_replaced_by_its_left_subtree():
+    a = np.array([1.0, 0.0])
+    tree = hyperplane_tree(2, {1: None, 2: (a, 0.5), 3: (a, 0.2)}, {4: "x", 5: "y", 6: "z", 7: "w"}, margin=0.1)
+    assert tree.root == 2 and set(tree.nodes) == {2, 4, 5}
+    assert tree.nodes[2].bias == pytest.approx(0.55)                 # b + ε/2
+    np.testing.assert_array_equal(tree.predict(np.array([[0.5, 0], [0.6, 0]])), ["x", "y"])
+
+
+# ------------------------------------------------------------------------------------------ warm starts
+def test_full_tree_routing_lays_any_tree_on_the_full_tree():
+    tree = Tree({1: UnivariateSplit(0, 2, 3, threshold=0.45), 2: Leaf("a"),
+                 3: HyperplaneSplit(np.array([2.0, -2.0]), 0.0, 6, 7), 6: Leaf("b"), 7: Leaf("c")})
+    X = np.array([[0.2, 0.9], [0.9, 0.9], [0.9, 0.1]])
+    routing = full_tree_routing(tree, X, depth=2)
+    np.testing.assert_array_equal(routing.leaf, [4, 6, 7])          # the leaf at depth 1 continues left
+    assert routing.leaf_label == {4: "a", 6: "b", 7: "c"}
+    a, b = routing.splits[3]
+    assert np.abs(a).sum() == pytest.approx(1.0) and b == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="deeper than depth=1"):
+        full_tree_routing(tree, X, depth=1)
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_warm_starts_satisfy_the_model_and_reach_the_optimum(cls):
+    X, y = grid_data(11, 8, n_classes=2)
+    expected = best_hyperplane_tree(X, y, 2)
+    given = Tree({1: HyperplaneSplit(np.array([1.0, 1.0]), 1.0, 2, 3), 2: Leaf(int(y[0])), 3: Leaf(int(y[1]))})
+    for start in (True, given):
+        est = cls(depth=2, warm_start=start)
+        est.classes_ = np.unique(y)
+        ctx = est._context(X, np.searchsorted(est.classes_, y))
+        model = est._build(ctx)
+        values = est._start_values(ctx, model, est._initial_tree(ctx))
+        assert _violated(model, values) == []
+        assert round(fit(cls, X, y, depth=2, warm_start=start).solve_result_.objective) == expected
+
+
+def _violated(model, values) -> list[str]:
+    for var, value in values.items():
+        var.set_value(value, skip_validation=True)
+    bad = []
+    for con in model.component_data_objects(pyo.Constraint, active=True):
+        body = pyo.value(con.body)
+        if (con.has_lb() and body < pyo.value(con.lower) - 1e-9) or (con.has_ub() and body > pyo.value(con.upper) + 1e-9):
+            bad.append(con.name)
+    return bad
+
+
+# ------------------------------------------------------------------------------------------ parameters, input
+def test_no_split_allowed_or_worth_it_predicts_the_majority():
+    X, y = grid_data(5, 10, n_classes=2)
+    majority = int(np.bincount(y).max())
+    assert round(fit(SOCT, X, y, depth=2, max_splits=0).solve_result_.objective) == majority
+    assert fit(SOCT, X, y, depth=2, ccp_alpha=1.0).tree_.n_leaves == 1
+
+
+def test_one_split_budget_gives_the_depth_one_optimum():
+    X, y = grid_data(6, 7, n_classes=3)
+    assert round(fit(SOCT, X, y, depth=2, max_splits=1).solve_result_.objective) == best_hyperplane_tree(X, y, 1)
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_features_outside_the_unit_interval_are_refused_with_the_fix(cls):
+    X, y = grid_data(1, 6)
+    with pytest.raises(ValueError, match=r"needs features scaled to \[0, 1\].*'x1'.*UnitScaler"):
+        cls(depth=1).fit(X * [1, 3], y)
