@@ -1,5 +1,6 @@
 # odtlib — two commands do everything on a fresh Debian/Ubuntu machine with Python >= 3.10:
-#   make demo   create .venv, install, run every notebook's quick profile (report in runs/quick/)
+#   make demo   create .venv, install, run every paper notebook, the tutorial and the formulation guide in
+#               the quick profile (report and HTML pages in runs/quick/)
 #   make test   create .venv, install with test extras, run the test suite
 PYTHON ?= python3
 VENV   ?= .venv

@@ -1,10 +1,15 @@
 """Headless execution of the paper notebooks with papermill, and the summary report of a batch.
 
-``reproduce(...)`` runs ``<notebooks_dir>/paper<NNN>_*.ipynb`` one after the other (each notebook
+``reproduce(...)`` runs ``<notebooks_dir>/paper<NNN>_*.ipynb`` and the teaching notebooks
+(`TEACHING_NOTEBOOKS`: the tutorial and the formulation guide) one after the other (each notebook
 parallelises its own grid with ``n_jobs``/``scheduler``), in the notebook's folder, with a kernel
-running this Python; executed copies go to ``<output_dir>/notebooks/``; ``report.md`` and
-``report.html`` in ``<output_dir>`` gather every notebook's status, runtime, the settings it really used,
-its verdicts, its failed runs (with their errors) and its tables and figures.
+running this Python; executed copies go to ``<output_dir>/notebooks/``, each also as a standalone HTML
+page (nbconvert, images embedded); ``report.md`` and ``report.html`` in ``<output_dir>`` open with a table
+of the notebooks (status, wall time, tables, verdict counts, the page) and gather every notebook's
+settings, verdicts, failed runs (with their errors), tables and figures.
+
+A notebook's id is its paper number (``001``) or, for a teaching notebook, its name
+(``which_formulation``); its outputs go to `report.paper_dir` of that id.
 
 A notebook that ran to the end but whose grid holds failed runs (recorded through
 `ReportWriter.results`) gets the status "runs failed": ``odtlib reproduce`` then exits non-zero, as for
@@ -28,7 +33,8 @@ from odtlib.experiments.report import collect_report, config_text, markdown_tabl
 RUNS_FAILED = "runs failed"
 
 PROFILES = ("smoke", "quick", "paper")
-NOTEBOOK_PATTERN = re.compile(r"^paper(\d{3})_.*\.ipynb$")
+TEACHING_NOTEBOOKS = ("tutorial_mip_trees", "which_formulation")
+NOTEBOOK_PATTERN = re.compile(rf"^(?:paper(\d{{3}})_.*|({'|'.join(TEACHING_NOTEBOOKS)}))\.ipynb$")
 KERNEL_NAME = "odtlib"
 # the notebooks/ folder of the source checkout this package runs from (an editable install), if any
 CHECKOUT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -46,18 +52,26 @@ class NotebookRun:
     runtime: float
     error: str | None = None
     failed_runs: int = 0
+    page: Path | None = None
+
+
+def notebook_id(notebook: Path) -> str:
+    """``"001"`` for ``paper001_*.ipynb``, the name for a teaching notebook (see `TEACHING_NOTEBOOKS`)."""
+    match = NOTEBOOK_PATTERN.match(Path(notebook).name)
+    return match.group(1) or match.group(2)
 
 
 def find_notebooks(notebooks_dir: str | os.PathLike, papers=None) -> list[Path]:
-    """The ``paper<NNN>_*.ipynb`` notebooks of ``notebooks_dir`` (only those of ``papers`` if given)."""
+    """The ``paper<NNN>_*.ipynb`` and teaching notebooks of ``notebooks_dir`` (only those of ``papers`` if
+    given: paper numbers or teaching-notebook names)."""
     folder = Path(notebooks_dir)
     if not folder.is_dir():
         raise FileNotFoundError(f"notebooks folder {folder} does not exist")
     wanted = None if not papers else {str(p).removeprefix("paper").zfill(3) for p in papers}
     found = sorted(p for p in folder.iterdir() if NOTEBOOK_PATTERN.match(p.name))
     if wanted is not None:
-        found = [p for p in found if NOTEBOOK_PATTERN.match(p.name).group(1) in wanted]
-        missing = wanted - {NOTEBOOK_PATTERN.match(p.name).group(1) for p in found}
+        found = [p for p in found if notebook_id(p) in wanted]
+        missing = wanted - {notebook_id(p) for p in found}
         if missing:
             raise FileNotFoundError(f"no notebook for paper(s) {sorted(missing)} in {folder}")
     return found
@@ -158,7 +172,7 @@ def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: s
                   "scheduler": scheduler, "output_dir": str(output_dir)}
     runs = []
     for number, notebook in enumerate(notebooks, start=1):
-        paper = NOTEBOOK_PATTERN.match(notebook.name).group(1)
+        paper = notebook_id(notebook)
         executed = executed_dir / notebook.name
         _progress_start(progress, f"[{number}/{len(notebooks)}] {notebook.name}")
         tic = time.perf_counter()
@@ -172,11 +186,27 @@ def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: s
             raise
         except Exception as exc:  # noqa: BLE001 - one failing notebook must not stop the batch
             status, error = "failed", _error_text(exc)
-        runs.append(NotebookRun(paper, notebook, executed, status, time.perf_counter() - tic, error))
+        runtime = time.perf_counter() - tic
+        runs.append(NotebookRun(paper, notebook, executed, status, runtime, error, page=notebook_page(executed)))
         _progress_end(progress, f"{status} ({runs[-1].runtime:.0f} s)")
     runs = [with_failed_runs(run, output_dir) for run in runs]
     write_report(runs, output_dir, parameters)
     return runs
+
+
+def notebook_page(executed: Path) -> Path | None:
+    """Write the executed notebook as a standalone HTML page beside it (images embedded); None if papermill
+    left no executed copy."""
+    if not executed.exists():
+        return None
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(embed_images=True)
+    body, _resources = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
+    page = executed.with_suffix(".html")
+    page.write_text(body, encoding="utf-8")
+    return page
 
 
 def with_failed_runs(run: NotebookRun, output_dir: str | os.PathLike) -> NotebookRun:
@@ -210,11 +240,11 @@ def write_report(runs: list[NotebookRun], output_dir: str | os.PathLike, paramet
     requested = ", ".join(f"{k}={v}" for k, v in parameters.items() if k != "output_dir")
     intro = (f"{stamp}; requested: {requested}. Each notebook's own solver and time limit are in the "
              "`used` column (a notebook may use other solvers than the one requested).")
-    status = _status_frame(runs, summaries)
+    status = _status_frame(runs, summaries, output_dir)
     md = ["# odtlib reproduction report", "", intro, "", "## Notebooks", "",
           markdown_table(status) if runs else "(no notebooks)"]
     body = ["<h1>odtlib reproduction report</h1>", f"<p>{_inline_html(intro)}</p>", "<h2>Notebooks</h2>",
-            _table_html(status)]
+            _status_html(status)]
     for section_md, section_html in (_verdict_section(runs, summaries), _failure_section(runs, summaries)):
         md += section_md
         body += section_html
@@ -228,16 +258,42 @@ def write_report(runs: list[NotebookRun], output_dir: str | os.PathLike, paramet
     return md_path, html_path
 
 
-def _status_frame(runs: list[NotebookRun], summaries: dict) -> pd.DataFrame:
-    """One row per notebook: status, runtime, failed runs, the settings it used, the error."""
+def _status_frame(runs: list[NotebookRun], summaries: dict, output_dir: Path) -> pd.DataFrame:
+    """One row per notebook: status, wall time, failed runs, the settings it used, the tables it reported,
+    the verdicts of its paper-vs-ours tables counted by kind, its HTML page, the error."""
     rows = []
     for run in runs:
-        settings = (summaries[run.paper] or {}).get("settings") or {}
+        summary = summaries[run.paper] or {}
+        settings = summary.get("settings") or {}
+        tables, verdicts = _table_counts(summary)
         rows.append({"paper": run.paper, "notebook": run.notebook.name, "status": run.status,
                      "runtime_s": round(run.runtime, 1), "failed_runs": run.failed_runs,
                      "used": "; ".join(f"{k}={v}" for k, v in settings.items()) or "(not reported)",
-                     "error": run.error or ""})
+                     "tables": tables, "verdicts": verdicts,
+                     "page": _rel(run.page, output_dir) if run.page else "", "error": run.error or ""})
     return pd.DataFrame(rows)
+
+
+def _table_counts(summary: dict) -> tuple[int, str]:
+    """How many tables a notebook reported, and its tables' ``verdict`` cells counted by kind
+    ("within tolerance: 3; lower: 1; not comparable: 2"; the reason after "not comparable:" is dropped)."""
+    tables = [item["path"] for item in summary.get("items", []) if item["kind"] == "table" and item["path"].exists()]
+    counts: dict[str, int] = {}
+    for path in tables:
+        frame = pd.read_csv(path)
+        for verdict in frame["verdict"].dropna() if "verdict" in frame else []:
+            kind = str(verdict).split(":")[0]
+            counts[kind] = counts.get(kind, 0) + 1
+    return len(tables), "; ".join(f"{kind}: {n}" for kind, n in sorted(counts.items()))
+
+
+def _status_html(status: pd.DataFrame) -> str:
+    """The status table as HTML, each notebook's name linking to its executed page."""
+    cells = status.astype(str).map(html.escape) if len(status) else status
+    if len(status):
+        cells["notebook"] = [f'<a href="{html.escape(page)}">{name}</a>' if page else name
+                             for name, page in zip(cells["notebook"], status["page"])]
+    return f'<div class="scroll">{cells.to_html(index=False, na_rep="", escape=False)}</div>'
 
 
 def _verdict_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str], list[str]]:
@@ -247,8 +303,8 @@ def _verdict_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str
         for item in (summaries[run.paper] or {}).get("items", []):
             if item.get("verdict") and Path(item["path"]).exists():
                 text = Path(item["path"]).read_text(encoding="utf-8")
-                md += ["", f"### Paper {run.paper}: {item['name']}", "", text]
-                body += [f"<h3>Paper {html.escape(run.paper)}: {html.escape(item['name'])}</h3>", _markdown_html(text)]
+                md += ["", f"### {_label(run)}: {item['name']}", "", text]
+                body += [f"<h3>{html.escape(_label(run))}: {html.escape(item['name'])}</h3>", _markdown_html(text)]
     if not md:
         return [], []
     return ["", "## Verdicts", *md], ["<h2>Verdicts</h2>", *body]
@@ -269,10 +325,12 @@ def _failure_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str
 
 def _notebook_section(run: NotebookRun, summary: dict | None, output_dir: Path) -> tuple[list[str], list[str]]:
     """One notebook's heading, status line, error and items (verdicts stay at the top of the report)."""
-    title = f"Paper {run.paper}" + (f": {summary['title']}" if summary and summary.get("title") else "")
+    title = _label(run) + (f": {summary['title']}" if summary and summary.get("title") else "")
     line = f"{run.status}, {run.runtime:.1f} s, executed notebook `{_rel(run.executed, output_dir)}`"
-    md = ["", f"## {title}", "", line]
-    body = [f"<h2>{html.escape(title)}</h2><p>{_inline_html(line)}</p>"]
+    page = _rel(run.page, output_dir) if run.page else None
+    md = ["", f"## {title}", "", line + (f" ([page]({page}))" if page else "")]
+    link = f' (<a href="{html.escape(page)}">page</a>)' if page else ""
+    body = [f"<h2>{html.escape(title)}</h2><p>{_inline_html(line)}{link}</p>"]
     if run.error:
         md += ["", f"Error: `{run.error}`"]
         body.append(f"<p><b>Error:</b> <code>{html.escape(run.error)}</code></p>")
@@ -283,6 +341,11 @@ def _notebook_section(run: NotebookRun, summary: dict | None, output_dir: Path) 
         md += ["", *item_md]
         body.append(item_html)
     return md, body
+
+
+def _label(run: NotebookRun) -> str:
+    """"Paper 001" for a paper notebook, the name for a teaching notebook."""
+    return f"Paper {run.paper}" if run.paper.isdigit() else run.paper
 
 
 def _table_html(frame: pd.DataFrame) -> str:

@@ -28,15 +28,17 @@ SUMMARY_FILE = "summary.json"
 
 
 def paper_dir(output_dir: str | os.PathLike, paper: str | int) -> Path:
-    """``<output_dir>/paper<NNN>``: the folder of one notebook's outputs (results/, report/)."""
-    return Path(output_dir) / f"paper{str(paper).removeprefix('paper').zfill(3)}"
+    """``<output_dir>/paper<NNN>``: the folder of one notebook's outputs (results/, report/); a teaching
+    notebook's id that is a name (``"which_formulation"``) gets ``<output_dir>/<name>``."""
+    key = str(paper).removeprefix("paper")
+    return Path(output_dir) / (f"paper{key.zfill(3)}" if key.isdigit() else key)
 
 
 class ReportWriter:
     """Writes one notebook's report artifacts to ``<output_dir>/paper<NNN>/report/``."""
 
     def __init__(self, output_dir: str | os.PathLike, paper: str | int, title: str = ""):
-        self.paper = str(paper).removeprefix("paper").zfill(3)
+        self.paper = paper_dir("", paper).name.removeprefix("paper")
         self.paper_dir = paper_dir(output_dir, self.paper)
         self.report_dir = self.paper_dir / "report"
         self.report_dir.mkdir(parents=True, exist_ok=True)

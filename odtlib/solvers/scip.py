@@ -53,7 +53,7 @@ try:
     from pyscipopt.scip import Expr, MatrixVariable, Term
 except ImportError:
     pyscipopt = None
-    Conshdlr = Heur = Sepa = object
+    Conshdlr = Heur = Sepa = type("_NoSCIPPlugin", (), {})   # a base other than object keeps the plug-ins' MRO valid
 
 _STATUS = {
     "optimal": "optimal",

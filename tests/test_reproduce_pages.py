@@ -1,0 +1,69 @@
+"""`odtlib reproduce` writes every executed notebook as a standalone HTML page (images embedded) and opens
+report.html with a table of the notebooks linking to them."""
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from odtlib.experiments import reproduce
+
+NOTEBOOK_CELLS = [
+    """profile = "quick"
+solver = "highs"
+time_limit = None
+n_jobs = 1
+scheduler = None
+output_dir = "../results"
+""",
+    """import matplotlib.pyplot as plt
+import pandas as pd
+
+from odtlib.experiments import ReportWriter
+
+report = ReportWriter(output_dir, paper="970", title="a notebook with a figure and two tables")
+fig, ax = plt.subplots()
+ax.plot([0, 1], [1, 0])
+plt.show()
+verdicts = ["within tolerance", "lower", "within tolerance", "not comparable: subsample"]
+report.table("compared", pd.DataFrame({"value": range(4), "verdict": verdicts}))
+report.table("plain", pd.DataFrame({"value": [1]}))
+""",
+]
+
+
+def _write(folder, name, cells):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells],
+                                        metadata={"kernelspec": {"name": "python3", "language": "python",
+                                                                 "display_name": "Python 3"},
+                                                  "language_info": {"name": "python"}})
+    notebook.cells[0].metadata["tags"] = ["parameters"]
+    nbformat.write(notebook, folder / name)
+
+
+@pytest.mark.timeout(180)
+def test_pages_and_the_opening_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    _write(notebooks, "paper970_fake.ipynb", NOTEBOOK_CELLS)
+    _write(notebooks, "which_formulation.ipynb", [NOTEBOOK_CELLS[0], "raise ValueError('planned')"])
+    _write(notebooks, "solutions_tutorial_mip_trees.ipynb", NOTEBOOK_CELLS)     # not a batch notebook
+    output = tmp_path / "out"
+    runs = reproduce(profile="smoke", output_dir=output, notebooks_dir=notebooks)
+    assert [(run.paper, run.status) for run in runs] == [("970", "ok"), ("which_formulation", "failed")]
+
+    page = (output / "notebooks" / "paper970_fake.html").read_text()
+    assert "data:image/png;base64," in page                        # the figure is inside the page
+    assert (output / "notebooks" / "which_formulation.html").exists()   # a failed notebook keeps its page
+    report = (output / "report.html").read_text()
+    opening = report.split("<h2>Notebooks</h2>")[1].split("<h2>")[0]
+    assert report.index("<h2>Notebooks</h2>") < report.index("<table")
+    assert '<a href="notebooks/paper970_fake.html">paper970_fake.ipynb</a>' in opening
+    assert '<a href="notebooks/which_formulation.html">which_formulation.ipynb</a>' in opening
+    for header in ("status", "runtime_s", "tables", "verdicts"):
+        assert f"<th>{header}</th>" in opening
+    assert "lower: 1; not comparable: 1; within tolerance: 2" in opening
+    assert "<td>2</td>" in opening                                 # two tables reported by paper 970
+    md = (output / "report.md").read_text()
+    assert "| 970 | paper970_fake.ipynb | ok |" in md and "## which_formulation" in md
+    assert "([page](notebooks/paper970_fake.html))" in md
