@@ -31,8 +31,21 @@ def margin_separable(X: np.ndarray, left: list[int], right: list[int], epsilon: 
     return result.status == 0
 
 
-def best_hyperplane_tree(X: np.ndarray, y: np.ndarray, depth: int, epsilon: float = 0.005) -> int:
-    """Most training points a hyperplane tree of depth <= ``depth`` classifies correctly (ε-margin splits)."""
+def strictly_separable(X: np.ndarray, left: list[int], right: list[int]) -> bool:
+    """Strict separability, scale-free: a·x + 1 <= b on the left, a·x - 1 >= b on the right, a and b free
+    (an ε of the order of the LP tolerance would pass a = 0, b = 0)."""
+    p = X.shape[1]
+    rows = [np.concatenate([X[i], [-1.0]]) for i in left] + [np.concatenate([-X[i], [1.0]]) for i in right]
+    if not rows:
+        return True
+    result = linprog(np.zeros(p + 1), A_ub=np.array(rows), b_ub=-np.ones(len(rows)), bounds=[(None, None)] * (p + 1),
+                     method="highs")
+    return result.status == 0
+
+
+def best_hyperplane_tree(X: np.ndarray, y: np.ndarray, depth: int, epsilon: float | None = 0.005) -> int:
+    """Most training points a hyperplane tree of depth <= ``depth`` classifies correctly: ε-margin splits, or
+    strictly separating ones with ``epsilon=None``."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
 
@@ -49,7 +62,9 @@ def best_hyperplane_tree(X: np.ndarray, y: np.ndarray, depth: int, epsilon: floa
             bound = len(members) if levels > 1 else None
             if bound is not None and value == bound:
                 break
-            if margin_separable(X, left, right, epsilon):
+            separable = (strictly_separable(X, left, right) if epsilon is None
+                         else margin_separable(X, left, right, epsilon))
+            if separable:
                 value = max(value, best(frozenset(left), levels - 1) + best(frozenset(right), levels - 1))
         return value
 

@@ -9,7 +9,7 @@ import numpy as np
 import pyomo.environ as pyo
 import pytest
 from oracles import brute_force_tree, random_binary_data
-from oracles_hyperplane import best_hyperplane_tree, margin_separable
+from oracles_hyperplane import best_hyperplane_tree, margin_separable, strictly_separable
 
 from odtlib.models import OCTH, SOCT
 from odtlib.models._hyperplane import full_tree_routing, hyperplane_tree
@@ -137,3 +137,116 @@ def test_features_outside_the_unit_interval_are_refused_with_the_fix(cls):
     X, y = grid_data(1, 6)
     with pytest.raises(ValueError, match=r"needs features scaled to \[0, 1\].*'x1'.*UnitScaler"):
         cls(depth=1).fit(X * [1, 3], y)
+
+
+# ------------------------------------------------------------------------------------------ shattering cuts
+from odtlib.models.shattering import ShatteringCut, ShatteringSeparator, separating_hyperplane  # noqa: E402
+from odtlib.solvers import SolverCapabilityWarning  # noqa: E402
+
+STRICT = None     # the oracle's strict separability (Benders nodes)
+
+
+def _root_routing(n_points: int, right: np.ndarray) -> np.ndarray:
+    """w (points × nodes 0..3) of a depth-1 routing: every point at the root, ``right`` ones at node 3."""
+    w = np.zeros((n_points, 4))
+    w[:, 1] = 1.0
+    w[right, 3] = 1.0
+    w[~right, 2] = 1.0
+    return w
+
+
+def test_the_xor_routing_gets_cut_14_or_15():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    cuts = ShatteringSeparator(X, [1], n_cuts=3).separate(_root_routing(4, np.array([True, False, False, True])))
+    assert cuts and all(cut.rhs == 3 for cut in cuts)
+    assert ShatteringCut(1, (1, 2), (0, 3)) in cuts                    # (14) on the points 2, 3 | 1, 4
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_separation_is_exact_on_integral_routings(seed):
+    """Proposition 3: on a binary w̄ a cut is found exactly when the two sides are not strictly separable."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((7, 2))
+    right = rng.random(7) < 0.5
+    if right.all() or not right.any():
+        right[0] = not right[0]
+    cuts = ShatteringSeparator(X, [1]).separate(_root_routing(7, right))
+    separable = strictly_separable(X, list(np.flatnonzero(~right)), list(np.flatnonzero(right)))
+    assert bool(cuts) == (not separable)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_no_cut_removes_a_routing_that_a_hyperplane_realises(seed):
+    rng = np.random.default_rng(100 + seed)
+    X = rng.random((9, 2))
+    separator = ShatteringSeparator(X, [1], n_cuts=5)
+    cuts = []
+    for _ in range(30):                                 # cuts from random fractional points
+        w = _root_routing(9, rng.random(9) < 0.5)
+        w[:, 2:] = np.clip(w[:, 2:] + rng.normal(0, 0.05, (9, 2)), 0, 1)
+        cuts += separator.separate(w)
+    assert cuts
+    for _ in range(200):                                # routings of random hyperplanes
+        a, b = rng.normal(size=2), rng.normal() * 0.5
+        w = _root_routing(9, X @ a > b)
+        assert all(cut.lhs(w) <= cut.rhs for cut in cuts)
+
+
+def test_the_benders_hyperplane_separates_its_routing_with_a_margin():
+    X = np.array([[0.1, 0.2], [0.3, 0.1], [0.8, 0.9], [0.7, 0.6]])
+    a, b = separating_hyperplane(X[:2], X[2:])
+    assert np.abs(a).sum() == pytest.approx(1.0)
+    assert (X[:2] @ a < b).all() and (X[2:] @ a > b).all()
+
+
+VARIANTS = {**{name: params for name, params in SOCT.PAPER_METHODS.items()},
+            "benders-all": {"benders_nodes": "all", "benders_cuts": 3},
+            "benders-root+user-last": {"benders_nodes": "root", "user_cut_nodes": "last", "user_cuts": 2},
+            "init-5 favour_recent": {"initial_cuts": 5, "cut_order": "favour_recent"}}
+
+
+@pytest.mark.parametrize("solver", ["scip", "highs"])
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_variant_reaches_the_oracle_optimum(variant, solver):
+    """The toggle matrix: on grid data (separable routings keep wide margins) every variant, on either solver,
+    proves the enumeration oracle's optimum and its tree scores it."""
+    X, y = grid_data(21, 7, n_classes=3)
+    expected = best_hyperplane_tree(X, y, 2)
+    assert expected == best_hyperplane_tree(X, y, 2, epsilon=STRICT)       # margin and strict agree here
+    emulated = solver == "highs" and ("benders" in variant or "user" in variant)   # restart loop, root rounds
+    with pytest.warns(SolverCapabilityWarning) if emulated else _no_warning():
+        model = SOCT(depth=2, solver=solver, time_limit=120, warm_start=False, **VARIANTS[variant]).fit(X, y)
+    assert model.solve_result_.status == "optimal"
+    assert round(model.solve_result_.objective) == expected == int((model.predict(X) == y).sum())
+
+
+class _no_warning:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_benders_nodes_solve_strict_separability_and_big_m_the_margin_problem():
+    """Two points 0.0005 apart: strictly separable, but not with the margin ε = 0.005 of the big-M rows."""
+    X, y = np.array([[0.5, 0.5], [0.5005, 0.5]]), np.array([0, 1])
+    assert round(fit(SOCT, X, y, depth=1).solve_result_.objective) == 1 == best_hyperplane_tree(X, y, 1)
+    strict = fit(SOCT, X, y, depth=1, benders_nodes="all", solver="scip")
+    assert round(strict.solve_result_.objective) == 2 == best_hyperplane_tree(X, y, 1, epsilon=STRICT)
+    assert (strict.predict(X) == y).all()
+
+
+def test_benders_trees_route_like_the_model_and_separation_is_counted():
+    X, y = grid_data(22, 10, n_features=3, n_classes=3)
+    model = fit(SOCT, X, y, depth=2, benders_nodes="last", benders_cuts=2, solver="scip", keep_model=True)
+    m = model.model_
+    model_leaf = np.array([max(m.L, key=lambda t: pyo.value(m.w[i, t])) for i in m.I])
+    np.testing.assert_array_equal(model.apply(X), model_leaf)
+    assert model.separation_stats_["lp_solves"] > 0 and model.separation_stats_["lp_seconds"] > 0
+
+
+def test_overlapping_cut_node_sets_are_refused():
+    X, y = grid_data(1, 6)
+    with pytest.raises(ValueError, match="share nodes \\[1\\]"):
+        SOCT(depth=2, benders_nodes="all", user_cut_nodes="root").fit(X, y)

@@ -12,8 +12,11 @@ with bounded splits (5) and the big-M rows (6) with M_i = max_j x^i_j + 1 (7) an
 (:mod:`odtlib.models._hyperplane`): it solves the ε-margin problem. OCT-H (:mod:`odtlib.models.octh`) is the
 same model (1) with Bertsimas & Dunn's rows (9)-(10) instead.
 
-The shattering inequalities (13)/(17) and their three uses (initial cuts, Benders lazy cuts, user cuts) are
-not built yet (issue: paper 002).
+The shattering inequalities (13)/(17) (:mod:`odtlib.models.shattering`) are used in the paper's three ways,
+each a switch of :class:`SOCT`: initial cuts found on the LP relaxation of (1) without (1m), then added to
+the baseline MIP; Benders lazy cuts on ``benders_nodes``, whose big-M rows and (a_t, b_t) the model drops
+(those nodes then solve *strict* separability, the problem of system (16); (a_t, b_t) are recovered after
+the solve); user cuts at fractional points on nodes that keep their big-M rows.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import numbers
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlib.models._hyperplane import (
     add_left_margin_row,
@@ -33,8 +36,18 @@ from odtlib.models._hyperplane import (
     hyperplane_tree,
     read_splits,
 )
-from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters
-from odtlib.models._tree_index import linear_sum, tree_model
+from odtlib.models._pipeline import FitContext, MIPTreeClassifier, PluginNeed, common_constraints, store_parameters
+from odtlib.models._tree_index import TreeIndex, linear_sum, tree_model
+from odtlib.models.shattering import (
+    CUT_ORDERS,
+    ShatteringBendersCuts,
+    ShatteringSeparator,
+    ShatteringUserCuts,
+    initial_shattering_cuts,
+    separating_hyperplane,
+    shattering_row,
+)
+from odtlib.solvers import BranchAndCut
 
 __all__ = ["SOCT", "HyperplaneTreeClassifier", "build_model", "add_formulation_1", "add_big_m_routing"]
 
@@ -75,13 +88,26 @@ def add_big_m_routing(model: pyo.ConcreteModel, X: np.ndarray, nodes: list[int],
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None = None, ccp_alpha: float = 0.0,
-                epsilon: float = 0.005, n_classes: int | None = None) -> pyo.ConcreteModel:
-    """SOCT-baseline: formulation (1) with (1m) as (5)-(7), on X scaled to [0, 1]."""
+                epsilon: float = 0.005, n_classes: int | None = None, benders_nodes: list[int] = ()
+                ) -> pyo.ConcreteModel:
+    """Formulation (1) with (1m) as (5)-(7) on X scaled to [0, 1], except at ``benders_nodes``, whose (1m) is
+    left to the lazy shattering cuts (:class:`~odtlib.models.shattering.ShatteringBendersCuts`)."""
     X = np.asarray(X, dtype=np.float64)
     model, y = tree_model("SOCT", depth, X, y, n_classes)
     add_formulation_1(model, y, max_splits, ccp_alpha)                          # (1a)-(1l)
-    add_big_m_routing(model, X, model.tree.internal, epsilon)                   # (1m) = (5)-(7)
+    big_m_nodes = [t for t in model.tree.internal if t not in set(benders_nodes)]
+    add_big_m_routing(model, X, big_m_nodes, epsilon)                           # (1m) = (5)-(7)
     return model
+
+
+NODE_SETS = ("root", "last", "all")
+
+
+def node_set(name: str | None, depth: int) -> list[int]:
+    """The branch nodes of ``name``: "root" {1}, "last" B_last (the parents of leaves), "all" B; None: none."""
+    tree = TreeIndex(depth)
+    return {None: [], "root": [1], "last": [t for t in tree.internal if tree.is_leaf(2 * t)],
+            "all": tree.internal}[name]
 
 
 # --------------------------------------------------------------------------------------------- estimators
@@ -113,9 +139,22 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
                 f"a, â ({branch} branch nodes × 2 × {ctx.n_features} features)": 2 * branch * ctx.n_features}
 
     def _decode(self, ctx, model):
-        splits = {t: (s if pyo.value(model.d[t]) > 0.5 else None) for t, s in read_splits(model).items()}
+        """Splits of the solved model: (a_t, b_t + ε/2) where the model holds them, and for nodes without
+        (a_t, b_t) (Benders nodes) a hyperplane of (16) on the solved routing; None where d_t = 0."""
+        read = read_splits(model)
+        splits = {}
+        for t in model.N:
+            if pyo.value(model.d[t]) < 0.5:
+                splits[t] = None
+            elif t in read:
+                a, b = read[t]
+                splits[t] = (a, b + self.epsilon / 2)
+            else:
+                left = [i for i in model.I if pyo.value(model.w[i, 2 * t]) > 0.5]
+                right = [i for i in model.I if pyo.value(model.w[i, 2 * t + 1]) > 0.5]
+                splits[t] = separating_hyperplane(ctx.X[left], ctx.X[right])
         labels = {t: ctx.classes[int(np.argmax([pyo.value(model.c[t, k]) for k in model.K]))] for t in model.L}
-        return hyperplane_tree(ctx.depth, splits, labels, margin=self.epsilon)
+        return hyperplane_tree(ctx.depth, splits, labels)
 
     def _start_values(self, ctx, model, tree):
         """d, a, â, b, w, c, z of any univariate or hyperplane tree. Each split's offset is moved to the
@@ -156,7 +195,7 @@ def _offset_with_margin(X_here: np.ndarray, a: np.ndarray, b: float, epsilon: fl
 
 
 class SOCT(HyperplaneTreeClassifier):
-    """Optimal multivariate (hyperplane) tree by S-OCT's formulation (1) (Boutilier, Michini & Zhou 2022).
+    """Optimal multivariate (hyperplane) tree by S-OCT (Boutilier, Michini & Zhou 2022).
 
     Parameters (keyword-only)
     -------------------------
@@ -167,29 +206,131 @@ class SOCT(HyperplaneTreeClassifier):
     ccp_alpha : float, default 0
         Cost-complexity penalty per split (the regularised objective; 0 = maximise correct points).
     epsilon : float, default 0.005
-        Margin ε of the big-M rows (6b) (the paper's footnote 1). The model solves the ε-margin problem on
-        features in [0, 1] with ||a_t||_1 <= 1: classes separable only with a smaller margin (WDBC at depth 1,
-        about 1.2e-4) are not separable here.
+        Margin ε of the big-M rows (6b) (the paper's footnote 1).
+    initial_cuts : int, default 0
+        Initial shattering cuts: up to this many per node in each of at most 10 rounds on the LP relaxation
+        of (1) without (1m); all are added to the MIP (0: off; the paper's SOCT-init-1 / -5).
+    benders_nodes : {None, "root", "last", "all"}, default None
+        Nodes whose (1m) is enforced by lazy shattering cuts (combinatorial Benders cuts) instead of big-M rows.
+    benders_cuts : int, default 1
+        Cuts per node and separation call at the Benders nodes (SOCT-benders-last-1 / -10).
+    user_cut_nodes : {None, "root", "last", "all"}, default None
+        Nodes (disjoint from ``benders_nodes``) that keep their big-M rows and also get shattering user cuts
+        at fractional points.
+    user_cuts : int, default 1
+        Cuts per node and separation call at the user-cut nodes.
+    cut_order : {"avoid_recent", "favour_recent"}, default "avoid_recent"
+        How repeated separations pick other cuts (:mod:`odtlib.models.shattering`).
     solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`). ``warm_start=True`` starts
-        from a CART tree of the same depth (each split e_f · x <= θ).
+        from the paper's SVM heuristic (:class:`~odtlib.models.SVMTreeClassifier`, Section 5); a given Tree
+        (univariate or hyperplane) works too.
+
+    **Which problem.** Big-M nodes solve the ε-margin problem on features in [0, 1] with ||a_t||_1 <= 1: classes
+    separable only with a smaller margin (WDBC at depth 1, about 1.2e-4) are not separable there. Benders
+    nodes solve strict separability (the shattering cuts, and the LP (16) that recovers (a_t, b_t)). So
+    ``benders_nodes="all"`` solves the strict problem, "last" a mixture, and the other variants the margin
+    problem; on data whose separable routings all have margins above ε they agree.
+
+    Lazy rows run inside SCIP's search (``solver="scip"``); on HiGHS/GLPK by a restart loop, and user cuts in
+    root LP rounds only (with a warning). Initial cuts run on any solver (their LP rounds use HiGHS).
 
     X must be scaled to [0, 1] (e.g. :class:`odtlib.encoders.UnitScaler`). After ``fit``: ``tree_`` with
-    :class:`~odtlib.tree.HyperplaneSplit` nodes (threshold b_t + ε/2, so the tree routes every training point
-    as the solved model does), ``solve_result_`` (objective = correctly classified points).
-
-    Implemented: the SOCT-baseline variant. The shattering inequalities are not built yet.
+    :class:`~odtlib.tree.HyperplaneSplit` nodes that route every training point as the solved model does,
+    ``solve_result_`` (objective = correctly classified points), ``separation_stats_`` (separation LPs solved,
+    their seconds, cuts found).
     """
 
-    _parameter_constraints = hyperplane_constraints()
-    PAPER_METHODS = {"SOCT-baseline": {}}   # the paper's variants; the shattering-cut ones are still to come
+    _parameter_constraints = hyperplane_constraints(
+        initial_cuts=[Interval(numbers.Integral, 0, None, closed="left")],
+        benders_nodes=[StrOptions(set(NODE_SETS)), None],
+        benders_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
+        user_cut_nodes=[StrOptions(set(NODE_SETS)), None],
+        user_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
+        cut_order=[StrOptions(set(CUT_ORDERS))])
+
+    PAPER_METHODS = {   # Section 6's selected variants (the Pareto front of the tuning runs)
+        "SOCT-baseline": {},
+        "SOCT-init-1": {"initial_cuts": 1},
+        "SOCT-init-5": {"initial_cuts": 5},
+        "SOCT-benders-last-1": {"benders_nodes": "last", "benders_cuts": 1},
+        "SOCT-benders-last-10": {"benders_nodes": "last", "benders_cuts": 10},
+    }
 
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
-                 epsilon: float = 0.005, solver: str = "highs", time_limit: float | None = None,
+                 epsilon: float = 0.005, initial_cuts: int = 0, benders_nodes: str | None = None,
+                 benders_cuts: int = 1, user_cut_nodes: str | None = None, user_cuts: int = 1,
+                 cut_order: str = "avoid_recent", solver: str = "highs", time_limit: float | None = None,
                  mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=True,
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
+    def _initial_tree(self, ctx):
+        """The paper's warm start (Section 5): the best of the SVM heuristic's three trees, pruned to β."""
+        if self.warm_start is True:
+            from odtlib.models.svm_tree import SVMTreeClassifier
+
+            heuristic = SVMTreeClassifier(depth=self.depth, max_splits=self.max_splits, random_state=self.seed)
+            return heuristic.fit(ctx.X, ctx.labels).tree_
+        return super()._initial_tree(ctx)
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        both = set(node_set(self.benders_nodes, self.depth)) & set(node_set(self.user_cut_nodes, self.depth))
+        if both:
+            raise ValueError(f"user_cut_nodes={self.user_cut_nodes!r} and benders_nodes={self.benders_nodes!r} "
+                             f"share nodes {sorted(both)}; choose disjoint sets (e.g. benders 'last', user 'root')")
+
+    def _plugin_needs(self, ctx):
+        needs = []
+        if self.benders_nodes is not None:
+            needs.append(PluginNeed("benders_nodes", "lazy"))
+        if self.user_cut_nodes is not None:
+            needs.append(PluginNeed("user_cut_nodes", "cuts"))
+        return needs
+
     def _build(self, ctx):
-        return build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
-                           n_classes=ctx.n_classes)
+        benders = node_set(self.benders_nodes, self.depth)
+        model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
+                            n_classes=ctx.n_classes, benders_nodes=benders)
+        ctx.notes["separation_stats_"] = {"lp_solves": 0, "lp_seconds": 0.0, "initial_cuts": 0}
+        if self.initial_cuts:
+            self._add_initial_cuts(ctx, model)
+        return model
+
+    def _add_initial_cuts(self, ctx, model) -> None:
+        """Section 4.2: cuts from the LP relaxation of (1) without (1m), added to the MIP."""
+        lp, _ = tree_model("SOCT without (1m)", self.depth, ctx.X, ctx.y, ctx.n_classes)
+        add_formulation_1(lp, ctx.y, self.max_splits, self.ccp_alpha)
+        separator = ShatteringSeparator(ctx.X, model.tree.internal, self.initial_cuts, self.cut_order)
+        cuts = initial_shattering_cuts(lp, separator)
+        model.initial_cuts = pyo.ConstraintList(doc="(17), initial cuts")
+        for cut in cuts:
+            model.initial_cuts.add(shattering_row(model, cut))
+        self._count(ctx, separator, initial_cuts=len(cuts))
+
+    def _callbacks(self, ctx, model):
+        lazy, cuts = [], []
+        if self.benders_nodes is not None:
+            separator = ShatteringSeparator(ctx.X, node_set(self.benders_nodes, self.depth), self.benders_cuts,
+                                            self.cut_order)
+            lazy.append(ShatteringBendersCuts(model, separator))
+            ctx.notes["_separators"] = ctx.notes.get("_separators", []) + [separator]
+        if self.user_cut_nodes is not None:
+            separator = ShatteringSeparator(ctx.X, node_set(self.user_cut_nodes, self.depth), self.user_cuts,
+                                            self.cut_order)
+            cuts.append(ShatteringUserCuts(model, separator))
+            ctx.notes["_separators"] = ctx.notes.get("_separators", []) + [separator]
+        return BranchAndCut(lazy=lazy, cuts=cuts) if lazy or cuts else None
+
+    def _decode(self, ctx, model):
+        for separator in ctx.notes.pop("_separators", []):
+            self._count(ctx, separator)
+        return super()._decode(ctx, model)
+
+    @staticmethod
+    def _count(ctx, separator: ShatteringSeparator, initial_cuts: int = 0) -> None:
+        stats = ctx.notes["separation_stats_"]
+        stats["lp_solves"] += separator.lp.n_solves
+        stats["lp_seconds"] += separator.lp.seconds
+        stats["initial_cuts"] += initial_cuts
