@@ -9,7 +9,9 @@ whether a method's objective equals it (only meaningful when the method claims o
 
 Methods: ``flow-highs``, ``flow-scip``, ``flow-scip-cuts4`` (FlowOCT, the last with the valid inequalities
 (4) as user cuts), ``benders-scip`` (lazy cuts in one branch-and-bound), ``benders-scip-frac`` (plus min-cut
-separation at fractional LP points), ``benders-highs`` (restart loop), ``oct-highs``, ``binoct-highs``
+separation at fractional LP points), ``benders-highs`` (restart loop), ``benders-accel-scip`` (BendersOCT with
+``engine="accelerated"``: the same problem as paper 003's accuracy - λ'·leaves, λ' = λ/((1-λ)·N), solved by
+RegularizedBendOCT's accelerations on SCIP and reported on (1.1)'s scale), ``oct-highs``, ``binoct-highs``
 (λ = 0 only), ``odtlearn-flow-cbc``,
 ``odtlearn-benders-cbc`` (odtlearn 1.1 with CBC), and ``reference`` (the oracle itself, timed).
 
@@ -45,12 +47,13 @@ OURS = {   # method -> (estimator, solver, extra switches)
     "benders-scip": ("BendersOCT", "scip", {}),
     "benders-scip-frac": ("BendersOCT", "scip", {"fractional_benders_cuts": True}),
     "benders-highs": ("BendersOCT", "highs", {}),
+    "benders-accel-scip": ("BendersOCT", "scip", {"engine": "accelerated"}),
     "oct-highs": ("OCT", "highs", {}),
     "binoct-highs": ("BinOCT", "highs", {}),
 }
 PEERS = {"odtlearn-flow-cbc": "FlowOCT", "odtlearn-benders-cbc": "BendersOCT"}
 METHODS = (*OURS, *PEERS, "reference")
-DEFAULT_METHODS = ("reference", "flow-highs", "flow-scip", "benders-scip", "benders-highs",
+DEFAULT_METHODS = ("reference", "flow-highs", "flow-scip", "benders-scip", "benders-highs", "benders-accel-scip",
                    "odtlearn-flow-cbc", "odtlearn-benders-cbc")
 FIELDS = ["dataset", "depth", "lam", "method", "time_limit", "status", "objective", "bound", "wall_s",
           "nodes", "n_lazy", "reference", "correct", "message"]

@@ -26,7 +26,7 @@ the model and the warm start come on top, so the grace must cover them). Methods
   for a proven optimum, ``inc ok``/``inc worse`` for a time-limited incumbent).
 
 Printed: the table (status, objective, bound, seconds = wall time of ``fit``), the number of instances each
-method proves, the median speed-up of each accelerated SCIP method over bendoct-scip on the instances
+method proves, each method's wall time over STreeD's per instance (and per depth the median and largest ratio), the median speed-up of each accelerated SCIP method over bendoct-scip on the instances
 bendoct-scip proves (and the paper's measure: how soon it proves as many instances as plain does in the limit), and
 "where the time goes" for the SCIP methods: prep (Pyomo model, EQP sets, CART + polished warm start: the
 part of ``fit`` outside ``solve``), build (standard form), hand-off, SCIP total (``solve_time``) and, inside
@@ -207,7 +207,29 @@ def summarise(frame: pd.DataFrame, time_limit: float) -> None:
     if "bendoct-scip" in set(frame.method):
         for method in [m for m in frame.method.unique() if m.startswith("accel-") and m.endswith("-scip")]:
             speed_ups(frame, key, method, time_limit)
+    versus_streed(frame, key)
     where_the_time_goes(frame, key, time_limit)
+
+
+def versus_streed(frame: pd.DataFrame, key: list[str]) -> None:
+    """Each method's wall time over STreeD's on the same instance (side by side in this run), per instance
+    and, per depth, the median and the largest ratio (a run that did not prove its instance is marked)."""
+    streed = frame[(frame.method == "pystreed") & (frame.status == "optimal")].set_index(key).wall_s
+    ours = frame[frame.method != "pystreed"]
+    if streed.empty or ours.empty:
+        return
+    table = ours.set_index(key)[["method", "status", "wall_s"]].join(streed.rename("streed_s"), how="inner")
+    table["ratio"] = table.wall_s / table.streed_s
+    table["cell"] = [f"{t:.3f}s / {r:.3f}s = {q:.0f}x" + ("" if s == "optimal" else f" ({s})")
+                     for t, r, q, s in zip(table.wall_s, table.streed_s, table.ratio, table.status)]
+    wide = table.reset_index().pivot_table(index=["dataset", "lam"], columns=["method", "depth"], values="cell",
+                                           aggfunc="first", sort=False)
+    print("\nwall time of fit over STreeD's, same instance, same run (ours / STreeD = ratio):")
+    print(wide.to_string())
+    for (method, depth), group in table.reset_index().groupby(["method", "depth"]):
+        proved = group[group.status == "optimal"]
+        print(f"  {method:18s} depth {depth}: median {group.ratio.median():.1f}x, max {group.ratio.max():.1f}x "
+              f"({group.loc[group.ratio.idxmax(), 'dataset']}), proved {len(proved)} of {len(group)}")
 
 
 def speed_ups(frame: pd.DataFrame, key: list[str], method: str, time_limit: float) -> None:

@@ -6,6 +6,7 @@ seconds on a busy 2-core machine.
 """
 from __future__ import annotations
 
+import warnings
 
 import numpy as np
 import pyomo.environ as pyo
@@ -20,7 +21,7 @@ from odtlib.models.bendersoct import BendersOCT
 from odtlib.models.binoct import BinOCT
 from odtlib.models.flowoct import FlowOCT
 from odtlib.models.oct import OCT
-from odtlib.solvers import available_solvers
+from odtlib.solvers import SolverCapabilityWarning, available_solvers
 from odtlib.tree import Leaf, Tree, UnivariateSplit
 
 from oracles import (
@@ -222,6 +223,10 @@ TOGGLES = [
                  marks=needs_scip),
     pytest.param(BendersOCT, "highs", {}, id="benders-highs-restart"),
     pytest.param(BendersOCT, "highs", {"warm_start": True}, id="benders-highs-restart-cart"),
+    pytest.param(FlowOCT, "scip", {"engine": "accelerated"}, id="flow-scip-accelerated", marks=needs_scip),
+    pytest.param(BendersOCT, "scip", {"engine": "accelerated", "warm_start": True}, id="benders-scip-accelerated-cart",
+                 marks=needs_scip),
+    pytest.param(BendersOCT, "highs", {"engine": "accelerated"}, id="benders-highs-accelerated"),
     pytest.param(OCT, "highs", {"warm_start": True}, id="oct-highs-cart"),
     pytest.param(OCT, "scip", {}, id="oct-scip", marks=needs_scip),
 ]
@@ -229,10 +234,13 @@ TOGGLES = [
 
 @pytest.mark.parametrize("lam", [0.0, 0.5])
 @pytest.mark.parametrize("cls, solver, switches", TOGGLES)
-def test_every_switch_gives_the_same_optimum(cls, solver, switches, lam):
+@pytest.mark.parametrize("depth", [1, 2])
+def test_every_switch_gives_the_same_optimum(cls, solver, switches, lam, depth):
     X, y = small_data(3, n_rows=16)
-    expected = brute_force_tree(X, y, 2, lam)[0]
-    model = fit(cls, X, y, depth=2, split_penalty=lam, solver=solver, **switches)
+    expected = brute_force_tree(X, y, depth, lam)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SolverCapabilityWarning)      # the accelerated engine on HiGHS
+        model = fit(cls, X, y, depth=depth, split_penalty=lam, solver=solver, **switches)
     assert model.solve_result_.status == "optimal"
     assert model.solve_result_.objective == pytest.approx(expected, abs=1e-6)
 
@@ -401,3 +409,133 @@ def test_monk3_subsample_depth2_all_models_agree(monk3):
     for cls in MODELS_AT_ZERO:
         solver = "scip" if cls is BendersOCT and "scip" in SOLVERS else "highs"
         assert round(fit(cls, X, y, depth=2, solver=solver).solve_result_.objective) == expected, cls.__name__
+
+
+# ------------------------------------------------------------------- paper 001's problem is paper 003's at λ'
+# (1 - λ)·correct - λ·splits = (1 - λ)·N·(accuracy - λ'·leaves) + λ with λ' = λ/((1 - λ)·N), splits = leaves - 1
+# (odtlib/models/_accelerated_engine.py). The oracles below never go through that conversion: the exhaustive
+# search scores (1.1) itself, STreeD scores accuracy - λ'·leaves itself.
+PAPER001_DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
+                     "kr-vs-kp")
+
+
+@pytest.fixture(scope="module")
+def paper001_data():
+    from odtlib.data import paper_dataset
+
+    data = {}
+    for name in PAPER001_DATASETS:
+        X, y, _ = paper_dataset("001", name)
+        data[name] = X.to_numpy(dtype=np.int64), np.unique(y.to_numpy(), return_inverse=True)[1]
+    return data
+
+
+def paper001_objective(model, X, y, lam):
+    """(1.1) of a fitted tree, counted from its predictions."""
+    return (1 - lam) * int((model.predict(X) == y).sum()) - lam * model.tree_.n_splits
+
+
+def paper003_objective(model, X, y, leaf_penalty):
+    """Paper 003's objective (1), accuracy - λ'·leaves, of a fitted tree."""
+    return float((model.predict(X) == y).mean()) - leaf_penalty * model.tree_.n_leaves
+
+
+def streed_objective(X, y, depth, leaf_penalty):
+    """max accuracy - λ'·leaves by STreeD (cost-complex-accuracy with cost_complexity = λ')."""
+    from pystreed import STreeDClassifier
+
+    streed = STreeDClassifier(optimization_task="cost-complex-accuracy", max_depth=depth,
+                              cost_complexity=leaf_penalty, time_limit=60, random_seed=0).fit(X, y)
+    assert streed.fit_result.is_optimal()
+    return float((streed.predict(X) == y).mean()) - leaf_penalty * streed.get_n_leaves()
+
+
+def _rows(n_total, n_rows, seed):
+    return np.sort(np.random.default_rng(seed).choice(n_total, n_rows, replace=False)) if n_rows else slice(None)
+
+
+# the paper's formulations are slow on the large datasets: depth 1 on all rows where it takes about a second,
+# depth 2 on a row sample; every dataset appears, each λ of {0.1, 0.3, 0.5, 0.7, 0.9} at least once
+EQUIVALENCE = [("monk3", BendersOCT, 1, None, 0.1), ("monk1", FlowOCT, 1, None, 0.5),
+               ("monk2", BendersOCT, 1, None, 0.9), ("house-votes-84", FlowOCT, 1, None, 0.3),
+               ("house-votes-84", FlowOCT, 2, 30, 0.5), ("balance-scale", BendersOCT, 2, 30, 0.1),
+               ("tic-tac-toe", BendersOCT, 1, 200, 0.7), ("car_evaluation", BendersOCT, 2, 30, 0.5),
+               ("kr-vs-kp", BendersOCT, 1, 300, 0.3)]
+
+
+@needs_scip
+@pytest.mark.parametrize("name,cls,depth,n_rows,lam", EQUIVALENCE,
+                         ids=[f"{c[0]}-{c[1].__name__}-d{c[2]}-{c[3] or 'all'}-{c[4]}" for c in EQUIVALENCE])
+def test_paper001_optimum_is_paper003s_at_the_converted_penalty(paper001_data, name, cls, depth, n_rows, lam):
+    """The formulation's optimal tree is optimal for accuracy - λ'·leaves and RegularizedBendOCT's optimal tree
+    is optimal for (1.1); both optima convert into each other and equal the exhaustive search's."""
+    from odtlib.models import RegularizedBendOCT
+
+    X, y = paper001_data[name]
+    rows = _rows(len(y), n_rows, seed=len(name))
+    X, y = X[rows], y[rows]
+    leaf_penalty = lam / ((1 - lam) * len(y))
+    expected = brute_force_tree(X, y, depth, lam)[0]
+    paper001 = fit(cls, X, y, depth=depth, split_penalty=lam, solver="scip" if cls is BendersOCT else "highs",
+                   warm_start=True)
+    paper003 = RegularizedBendOCT(depth=depth, leaf_penalty=leaf_penalty).fit(X, y)
+    assert paper001.solve_result_.status == paper003.solve_result_.status == "optimal"
+    assert paper001.solve_result_.objective == pytest.approx(expected, abs=1e-6)
+    assert (1 - lam) * len(y) * paper003.solve_result_.objective + lam == pytest.approx(expected, abs=1e-6)
+    # equal optimal trees: each engine's tree is optimal for the other's objective
+    assert paper001_objective(paper003, X, y, lam) == pytest.approx(expected, abs=1e-9)
+    assert paper003_objective(paper001, X, y, leaf_penalty) == pytest.approx(
+        paper003.solve_result_.objective, abs=1e-9)
+
+
+ACCELERATED = [(name, lam) for j, name in enumerate(PAPER001_DATASETS) for lam in ((0.1, 0.5, 0.9)[j % 3], 0.3)]
+
+
+@needs_scip
+@pytest.mark.parametrize("name,lam", ACCELERATED)
+def test_accelerated_engine_on_paper001_datasets_equals_brute_force_and_pystreed(paper001_data, name, lam):
+    """All rows, depth 2: BendersOCT(engine="accelerated") proves the exhaustive search's optimum of (1.1), and
+    its optimum on paper 003's scale is STreeD's at λ'."""
+    X, y = paper001_data[name]
+    model = BendersOCT(depth=2, split_penalty=lam, engine="accelerated").fit(X, y)
+    result = model.solve_result_
+    leaf_penalty = lam / ((1 - lam) * len(y))
+    expected = brute_force_tree(X, y, 2, lam)[0]
+    assert result.status == "optimal" and result.extra["engine"] == "accelerated"
+    assert result.objective == pytest.approx(expected, abs=1e-6)
+    assert result.bound == pytest.approx(expected, abs=1e-6) and result.gap == 0
+    assert paper001_objective(model, X, y, lam) == pytest.approx(expected, abs=1e-9)
+    assert result.extra["leaf_penalty"] == pytest.approx(leaf_penalty, rel=1e-12)
+    assert result.extra["accelerated_objective"] == pytest.approx(streed_objective(X, y, 2, leaf_penalty), abs=1e-9)
+
+
+@pytest.mark.parametrize("cls,solver", [(FlowOCT, "scip"), (BendersOCT, "scip"), (FlowOCT, "highs")],
+                         ids=["flow-scip", "benders-scip", "flow-highs"])
+def test_engine_switch_reports_on_paper001s_scale(cls, solver):
+    if solver == "scip" and "scip" not in SOLVERS:
+        pytest.skip("PySCIPOpt not installed")
+    X, y = small_data(12, n_rows=30)
+    lam = 0.2
+    expected = brute_force_tree(X, y, 2, lam)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SolverCapabilityWarning)      # HiGHS: cuts in root rounds
+        fast = fit(cls, X, y, depth=2, split_penalty=lam, solver=solver, engine="accelerated", keep_model=True)
+    paper = fit(cls, X, y, depth=2, split_penalty=lam, solver=solver)
+    assert paper.solve_result_.extra["engine"] == "formulation"
+    assert fast.solve_result_.extra["engine"] == "accelerated"
+    assert hasattr(fast.model_, "theta")                           # the master of RegularizedBendOCT ran
+    for model in (fast, paper):
+        assert model.solve_result_.status == "optimal"
+        assert model.solve_result_.objective == pytest.approx(expected, abs=1e-6)
+        assert model.solve_result_.bound == pytest.approx(expected, abs=1e-6)
+    accelerated = fast.solve_result_.extra["accelerated_objective"]
+    assert accelerated == pytest.approx((expected - lam) / ((1 - lam) * len(y)), abs=1e-9)
+    assert fast.get_params()["engine"] == "accelerated" and FlowOCT().get_params()["engine"] == "formulation"
+
+
+def test_engine_switch_is_validated_and_refuses_a_penalty_it_cannot_convert():
+    X, y = small_data(13, n_rows=9, n_classes=2)
+    with pytest.raises(ValueError, match="'engine' parameter"):
+        FlowOCT(depth=1, engine="fast").fit(X, y)
+    with pytest.raises(ValueError, match=r"engine='accelerated' needs .*split_penalty <= N/\(N\+1\) = 0.9 "):
+        BendersOCT(depth=1, split_penalty=0.95, engine="accelerated").fit(X, y)

@@ -132,6 +132,50 @@ def test_toggle_matrix_depth3(config):
     assert fitted_value(model, X, y, lam) == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-9)
 
 
+DEPTH1 = [(13, 30, 5, 3, 0.01), (14, 40, 6, 2, 0.02)]
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_toggle_matrix_depth1(config):
+    """Depth 1: the root is a subtree of height 1, bounded by D2S at depth 1 (path-bound cuts on); every
+    configuration reaches the exhaustive search's optimum."""
+    for seed, n, f, k, lam in DEPTH1:
+        X, y = instance(seed, n, f, k)
+        model = RegularizedBendOCT(depth=1, leaf_penalty=lam, **CONFIGS[config]).fit(X, y)
+        assert model.solve_result_.status == "optimal"
+        assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 1, lam), abs=1e-6)
+        assert fitted_value(model, X, y, lam) == pytest.approx(oracle_value(X, y, 1, lam), abs=1e-9)
+
+
+@pytest.mark.parametrize("bns,bst", [(False, False), (True, True)])
+def test_root_path_bound_cut_at_depth1_is_the_d2s_bound(bns, bst):
+    """At depth 1 the root (height 1) is the only candidate: its cut bounds the master by D2S at depth 1."""
+    X, y = instance(22, n_rows=30, n_features=5, n_classes=3)
+    lam = 0.01
+    model = build_model(X, y, depth=1, leaf_penalty=lam)
+    ctx = RegularizedContext.of(X, y, depth=1, leaf_penalty=lam)
+    cuts = PathBoundCuts(ctx, model, bound_negative_samples=bns, bound_structure=bst)
+    assert [n for n, _, _ in cuts.candidates(np.zeros((4, 5)))] == [1]
+    result = solve(model, solver="scip", callbacks=branch_and_cut(ctx, model, path_bound_cuts=cuts), abs_gap=1e-6)
+    d2s = solve_depth2(X, y, depth=1, leaf_penalty=len(y) * lam).value / len(y)
+    assert result.status == "optimal" and result.n_cuts > 0
+    assert result.objective == pytest.approx(d2s, abs=1e-6)
+    assert result.objective == pytest.approx(oracle_value(X, y, 1, lam), abs=1e-6)
+
+
+def test_path_bound_candidates_are_the_root_and_the_nodes_of_height_at_least_2():
+    """Depth 3, root and its left child branching integrally: candidates 1 (height 3) and 2, 3 (height 2),
+    never a node of height 1; with a fractional root only the root."""
+    X, y = instance(23, n_rows=20, n_features=4, n_classes=2)
+    model = build_model(X, y, depth=3, leaf_penalty=0.01)
+    cuts = PathBoundCuts(RegularizedContext.of(X, y, depth=3, leaf_penalty=0.01), model)
+    b = np.zeros((16, 4))
+    b[1, 2] = b[2, 0] = 1.0
+    assert sorted(n for n, _, _ in cuts.candidates(b)) == [1, 2, 3]
+    b[1, 2] = 0.5
+    assert [n for n, _, _ in cuts.candidates(b)] == [1]
+
+
 # ------------------------------------------------------------------------------------------ cross-checks
 def streed_value(X, y, depth, lam):
     """Objective (1) of STreeD's optimal tree (cost-complex-accuracy with c = α/n = λ)."""
@@ -274,6 +318,7 @@ def test_published_optima_are_the_optima_of_our_encodings(monkeypatch):
 @pytest.mark.parametrize("name,encoding,depth,lam", [
     ("monk3", "", 2, 0.01), ("hayes-roth", "", 2, 0.001), ("monk1", "", 3, 0.01), ("iris", "QB-5", 3, 0.001),
     ("iris", "QT-5", 3, 0.01), ("transfusion", "QB-5", 3, 0.02), ("breast-cancer", "", 4, 0.1),
+    ("car-evaluation", "", 1, 0.01), ("balance-scale", "", 1, 0.004),
     ("hayes-roth", "", 4, 0.04), ("banknote", "QT-5", 4, 0.04)])
 def test_accelerated_bendoct_reaches_the_published_optimum(name, encoding, depth, lam, monkeypatch):
     """The estimator's defaults on SCIP prove the authors' Gurobi optimum (the authors' plain BendOCT
@@ -290,6 +335,7 @@ def test_accelerated_bendoct_reaches_the_published_optimum(name, encoding, depth
 
 
 @pytest.mark.parametrize("solver,depth,pbcp,with_eqp", [("scip", 3, True, False), ("scip", 2, True, False),
+                                                         ("scip", 1, True, False), ("scip", 1, False, True),
                                                          ("scip", 3, False, True), ("highs", 3, True, True),
                                                          ("highs", 2, True, True)])
 def test_auto_eqp_is_off_only_where_path_bound_cuts_run_in_the_search(solver, depth, pbcp, with_eqp):

@@ -140,6 +140,32 @@ def test_failed_fits_are_failures_not_unsolved_instances():
     assert p001.table2_ours(tuning, final).set_index("method").loc["OCT", "n_failed"] == 1
 
 
+def test_exact_optimum_grid_covers_table2s_cells_with_the_papers_lambdas():
+    quick, paper = p001.get_profile("quick"), p001.get_profile("paper")
+    configs = pd.DataFrame(list(p001.exact_tuning_grid(quick)))
+    assert set(configs["dataset"]) == set(p001.DATASETS) and set(configs["depth"]) == {2, 3}
+    assert sorted(configs["split_penalty"].unique()) == list(p001.LAMBDAS)
+    assert set(configs["method"]) == {p001.EXACT} and set(configs["solver"]) == {"scip"}
+    assert len(configs) + len(p001.DATASETS) * 2 == quick.n_exact_fits == 176
+    assert set(pd.DataFrame(list(p001.exact_tuning_grid(paper)))["depth"]) == {2, 3, 4, 5}
+    model = p001.make_model(p001.EXACT, depth=3, split_penalty=0.4, solver="scip", time_limit=5)
+    assert model.get_params()["engine"] == "accelerated" and model.split_penalty == 0.4
+
+
+def test_table2_exact_keeps_the_papers_columns_and_flags_unproved_cells():
+    paper = reference_table("001", "table2")
+    tuning = _tuning_frame([("monk1", 2, 0, p001.EXACT, 0.0, 0.7, "ok"), ("monk1", 3, 0, p001.EXACT, 0.0, 0.7, "ok")])
+    tuning["solve_status"] = ["optimal", "time_limit"]
+    final = tuning.assign(stage="final", solve_status="optimal", test_accuracy=[0.75, 0.5], n_scored=[31, 31])
+    table = p001.table2_exact(paper, tuning, final).set_index(["dataset", "depth"])
+    assert len(table) == len(paper) == 32                                  # every cell of Table 2
+    assert table.loc[("kr-vs-kp", 5), "FlowOCT"] == 45.8                   # the paper's columns as published
+    assert table.loc[("monk1", 2), p001.EXACT] == 75.0 and table.loc[("monk1", 2), "exact_proved"]
+    assert not table.loc[("monk1", 3), "exact_proved"]
+    assert table.loc[("monk1", 3), "exact_reason"].startswith("ours: 1 of 2 solves")
+    assert table[p001.EXACT].notna().sum() == 2
+
+
 # ------------------------------------------------------------------------------------- the notebook
 def test_notebook_is_commit_clean():
     assert_commit_clean(NOTEBOOK)
@@ -148,8 +174,12 @@ def test_notebook_is_commit_clean():
 @pytest.mark.timeout(180)
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     report_dir, names = run_smoke("001", tmp_path, monkeypatch)
-    for name in ("table1", "table2", "table2_verdict", "fig3a", "fig3b", "fig3c", "fig3_summary"):
+    for name in ("table1", "table2", "table2_verdict", "table2_exact", "table2_exact_verdict", "fig3a", "fig3b",
+                 "fig3c", "fig3_summary"):
         assert name in names
+    exact = pd.read_csv(report_dir / "table2_exact.csv")
+    ran = exact[exact["exact optimum"].notna()]
+    assert list(zip(ran["dataset"], ran["depth"])) == [("monk3", 2)] and ran["exact_proved"].all()
     assert (report_dir / "fig3a.png").stat().st_size > 0
     table2 = pd.read_csv(report_dir / "table2.csv")
     assert set(table2["method"]) == {"FlowOCT", "Benders"}
@@ -165,6 +195,11 @@ def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
         index="split_penalty", columns="method", values="regularised_objective").dropna()
     assert len(solved) >= 1
     np.testing.assert_allclose(solved["FlowOCT"], solved["Benders"], atol=1e-6)
+    # ... and so does the exact-optimum engine, on every instance it shares with them
+    exact = p001.results_of(ResultStore(tmp_path / "paper001" / "results" / "exact_tuning"), p001.exact_tuning_grid(smoke))
+    assert (exact["solve_status"] == "optimal").all()
+    shared = exact.set_index("split_penalty")["regularised_objective"].reindex(solved.index)
+    np.testing.assert_allclose(shared, solved["Benders"], atol=1e-6)
     # a rerun skips every finished fit
     summary = run_grid(p001.run, grid, store, progress=False)
     assert (summary.skipped, summary.ran) == (len(grid), 0)

@@ -11,6 +11,12 @@ Protocol (the paper's, run by the ``paper`` profile):
 * the tuning fits are the paper's optimisation instances (dataset, depth, sample, λ): Figure 3 shows how
   many of them each method solves within t seconds, and their final gaps against the size 2^d·|I|.
 
+Beside the paper's methods, the *exact optimum* column (issue 22) runs the same protocol with a method that
+always proves its optimum: ``BendersOCT(engine="accelerated")`` on SCIP, which solves problem (1.1) as paper
+003's ``accuracy - λ'·leaves`` with λ' = λ/((1-λ)·N) (:mod:`odtlib.models._accelerated_engine`). Its test
+accuracy is what an optimal tree of each Table-2 cell reaches, whatever the time limit did to the paper's
+columns. It has its own grid (`exact_tuning_grid`, every λ of the paper's grid) and its own result stores.
+
 `PROFILES` shrinks this grid for free solvers (``smoke``, ``quick``); the code path is the same.
 Each run is one config dict executed by `run` (a module-level function, so joblib and Dask can ship it).
 """
@@ -31,7 +37,7 @@ __all__ = [
     "DATASETS", "LAMBDAS", "METHODS", "PROFILES", "Profile", "get_profile", "load", "split_sample",
     "make_model", "run", "tuning_grid", "select_lambda", "final_grid", "not_optimal_reasons",
     "table1_ours", "table2_ours", "paper_table2_long", "instance_frame", "objective_agreement",
-    "root_lp_bounds", "in_sample_summary", "results_of",
+    "root_lp_bounds", "in_sample_summary", "results_of", "EXACT", "exact_tuning_grid", "table2_exact",
 ]
 
 DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
@@ -39,6 +45,7 @@ DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-t
 LAMBDAS = tuple(round(0.1 * j, 1) for j in range(10))
 METHODS = ("OCT", "BinOCT", "FlowOCT", "Benders")   # the column order of Table 2
 UNREGULARISED = ("BinOCT",)                         # methods without a split penalty: λ = 0 only
+EXACT = "exact optimum"                             # BendersOCT(engine="accelerated") on SCIP (module doc)
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,14 @@ class Profile:
     subsample: int | None = None     # draw this many rows (stratified) before splitting; None = all rows
     tolerance: float = 5.0           # |ours - paper| in accuracy points counted as agreement
     notes: str = ""
+    exact_datasets: tuple[str, ...] = ()   # cells (dataset x depth) of the exact-optimum column
+    exact_depths: tuple[int, ...] = ()
+    exact_lambdas: tuple[float, ...] = LAMBDAS   # its tuning grid (the paper's ten values by default)
+
+    @property
+    def n_exact_fits(self) -> int:
+        """Tuning plus final fits of the exact-optimum column."""
+        return len(self.exact_datasets) * len(self.exact_depths) * len(self.samples) * (len(self.exact_lambdas) + 1)
 
     @property
     def n_tuning_fits(self) -> int:
@@ -70,14 +85,16 @@ PROFILES = {
     "smoke": Profile(
         "smoke", datasets=("monk3",), depths=(2,), samples=(0,), lambdas=(0.0, 0.5),
         methods=("FlowOCT", "Benders"), time_limit=20, subsample=40,
+        exact_datasets=("monk3",), exact_depths=(2,), exact_lambdas=(0.0, 0.5),
         notes="CI check of the code path: monk3 subsampled to 40 rows (20 train, 10 validation, 10 test)."),
     "quick": Profile(
         "quick", datasets=("monk3", "monk1", "house-votes-84"), depths=(2,), samples=(0,), lambdas=(0.0, 0.5),
-        methods=METHODS, time_limit=30,
-        notes="monk3, monk1 and house-votes-84 at depth 2, one sample, λ ∈ {0, 0.5}, 30 s per solve."),
+        methods=METHODS, time_limit=30, exact_datasets=DATASETS, exact_depths=(2, 3),
+        notes="monk3, monk1 and house-votes-84 at depth 2, one sample, λ ∈ {0, 0.5}, 30 s per solve; "
+              "exact optimum: all 8 datasets at depths 2-3, the paper's 10 λ values."),
     "paper": Profile(
         "paper", datasets=DATASETS, depths=(2, 3, 4, 5), samples=(0, 1, 2, 3, 4), lambdas=LAMBDAS,
-        methods=METHODS, time_limit=3600, tolerance=3.0,
+        methods=METHODS, time_limit=3600, tolerance=3.0, exact_datasets=DATASETS, exact_depths=(2, 3, 4, 5),
         notes="The paper's full grid (1 h per solve): meant for a Dask cluster."),
 }
 
@@ -119,10 +136,13 @@ def split_sample(y, sample: int, subsample: int | None = None) -> tuple[np.ndarr
 # ----------------------------------------------------------------------------------------------- runs
 def make_model(method: str, depth: int, split_penalty: float, solver: str, time_limit: float | None,
                threads: int = 1, seed: int = 0):
-    """The estimator of ``method`` ("OCT", "BinOCT", "FlowOCT", "Benders"), exact up to ``time_limit``."""
+    """The estimator of ``method`` ("OCT", "BinOCT", "FlowOCT", "Benders" or `EXACT`), exact up to
+    ``time_limit``."""
     from odtlib.models import OCT, BendersOCT, BinOCT, FlowOCT
 
     common = dict(depth=depth, solver=solver, time_limit=time_limit, threads=threads, seed=seed)
+    if method == EXACT:
+        return BendersOCT(split_penalty=split_penalty, engine="accelerated", **common)
     if method == "BinOCT":
         if split_penalty:
             raise ValueError("BinOCT has no split penalty: use split_penalty=0")
@@ -177,6 +197,15 @@ def tuning_grid(profile: Profile, solver: str = "highs", benders_solver: str = "
                            solver=_solver_for(method, solver, benders_solver), time_limit=profile.time_limit,
                            threads=threads, subsample=profile.subsample)
     return grid
+
+
+def exact_tuning_grid(profile: Profile, solver: str = "scip", threads: int = 1) -> Grid:
+    """The tuning fits of the exact-optimum column: its datasets x depths x samples x every λ of its grid."""
+    if not profile.exact_datasets or not profile.exact_depths:
+        return Grid()
+    return Grid(stage="tune", dataset=list(profile.exact_datasets), depth=list(profile.exact_depths),
+                sample=list(profile.samples), method=EXACT, split_penalty=list(profile.exact_lambdas), solver=solver,
+                time_limit=profile.time_limit, threads=threads, subsample=profile.subsample)
 
 
 CELL = ["dataset", "depth", "sample", "method"]
@@ -247,6 +276,24 @@ def table2_ours(tuning: pd.DataFrame, final: pd.DataFrame) -> pd.DataFrame:
     subsampled = ok["subsample"].notna() if "subsample" in ok else pd.Series(False, index=ok.index)
     ok.loc[subsampled, "reason"] = [f"ours: {int(n)}-row subsample (code-path check)" for n in ok.loc[subsampled, "subsample"]]
     return ok
+
+
+def table2_exact(paper: pd.DataFrame, tuning: pd.DataFrame, final: pd.DataFrame) -> pd.DataFrame:
+    """Every cell (dataset, depth) of the paper's Table 2: its four columns as published, and ``exact optimum``,
+    our mean test accuracy (%) of the exact-optimum method over the samples (NaN where the profile does not run
+    the cell), with ``exact_proved`` (every tuning and final fit of the cell proved optimal) and its reason
+    otherwise."""
+    table = paper[["dataset", "depth", *METHODS]].copy()
+    if final.empty:
+        return table.assign(**{EXACT: np.nan, "exact_proved": pd.NA, "exact_reason": ""})
+    ours = table2_ours(tuning, final)
+    cells = ours.groupby(["dataset", "depth"]).agg(**{EXACT: ("test_accuracy", "mean"),
+                                                      "exact_reason": ("reason", "first")}).reset_index()
+    unproved = not_optimal_reasons(tuning, final).groupby(["dataset", "depth"])["reason"].agg(lambda r: (r != "").any())
+    cells["exact_proved"] = ~cells.set_index(["dataset", "depth"]).index.map(unproved).astype(bool)
+    table = table.merge(cells, on=["dataset", "depth"], how="left")
+    table["exact_reason"] = table["exact_reason"].fillna("")
+    return table[["dataset", "depth", *METHODS, EXACT, "exact_proved", "exact_reason"]]
 
 
 def paper_table2_long(paper: pd.DataFrame, profile: Profile) -> pd.DataFrame:

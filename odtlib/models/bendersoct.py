@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from odtlib.models._accelerated_engine import ENGINE_CONSTRAINT, AcceleratedEngine
 from odtlib.models._flow_model import FlowModelClassifier, flow_constraints
 from odtlib.models._flow_tree import (
     add_branch_and_predict_variables,
@@ -48,7 +49,7 @@ def benders_cuts(ctx: FitContext, model: pyo.ConcreteModel, at_fractional: bool 
     return MinCutBendersCuts(ctx, model.b, model.w, model.g, at_fractional=at_fractional)
 
 
-class BendersOCT(FlowModelClassifier):
+class BendersOCT(AcceleratedEngine, FlowModelClassifier):
     """Optimal classification tree by Benders decomposition of FlowOCT (Aghaei, Gómez & Vayanos 2020).
 
     Same parameters as :class:`~odtlib.models.FlowOCT` (default ``solver="scip"``, which adds the cuts
@@ -60,14 +61,22 @@ class BendersOCT(FlowModelClassifier):
         (bench/paper001_vs_peers.py, depth 2, λ = 0, SCIP, one run each on a shared machine: monk3 7.0 s vs
         2.8 s, monk1 11.2 s vs 8.1 s). Separating at the root only, which helped on monk1 in an earlier
         prototype, needs the node depth from the solver layer (not available yet).
+    engine : {"formulation", "accelerated"}, default "formulation"
+        "formulation" solves this paper's model. "accelerated" solves the same problem -- objective (1.1)
+        equals (1 - λ)·N·(accuracy - λ'·leaves) + λ with λ' = λ/((1 - λ)·N) over the same trees -- with
+        :class:`~odtlib.models.RegularizedBendOCT` (paper 003's accelerations, its defaults) on ``solver``
+        (fast on "scip"; HiGHS/GLPK run its cuts in root rounds), and reports ``solve_result_.objective`` and
+        ``bound`` on the scale of (1.1); ``solve_result_.extra["engine"]`` says which engine ran (with
+        "accelerated" also ``leaf_penalty`` λ' and the ``accelerated_objective``/``accelerated_bound`` on
+        paper 003's scale). It needs λ <= N/(N+1) (λ' <= 1). ``mip_gap`` then applies to paper 003's objective.
     """
 
-    _parameter_constraints = flow_constraints(fractional_benders_cuts=["boolean"])
+    _parameter_constraints = flow_constraints(fractional_benders_cuts=["boolean"], **ENGINE_CONSTRAINT)
 
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "scip",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
-                 warm_start=True, fractional_benders_cuts: bool = False, solver_options: dict | None = None,
-                 keep_model: bool = False, log: bool = False):
+                 warm_start=True, fractional_benders_cuts: bool = False, engine: str = "formulation",
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from odtlib.models._accelerated_engine import ENGINE_CONSTRAINT, AcceleratedEngine
 from odtlib.models._flow_model import FlowModelClassifier, flow_constraints
 from odtlib.models._flow_tree import (
     add_branch_and_predict_variables,
@@ -171,7 +172,7 @@ class ValidInequalityCuts(CutFamily):
         return best[flow_left[best] > self.tol]
 
 
-class FlowOCT(FlowModelClassifier):
+class FlowOCT(AcceleratedEngine, FlowModelClassifier):
     """Optimal classification tree by the max-flow formulation (1) of Aghaei, Gómez & Vayanos (2020).
 
     Parameters (keyword-only)
@@ -191,6 +192,14 @@ class FlowOCT(FlowModelClassifier):
     valid_inequalities : bool, default False
         Separate the valid inequalities (4) as user cuts at fractional solutions (inside the search on
         SCIP; root LP rounds on HiGHS/GLPK).
+    engine : {"formulation", "accelerated"}, default "formulation"
+        "formulation" solves this paper's model. "accelerated" solves the same problem -- objective (1.1)
+        equals (1 - λ)·N·(accuracy - λ'·leaves) + λ with λ' = λ/((1 - λ)·N) over the same trees -- with
+        :class:`~odtlib.models.RegularizedBendOCT` (paper 003's accelerations, its defaults) on ``solver``
+        (fast on "scip"; HiGHS/GLPK run its cuts in root rounds), and reports ``solve_result_.objective`` and
+        ``bound`` on the scale of (1.1); ``solve_result_.extra["engine"]`` says which engine ran (with
+        "accelerated" also ``leaf_penalty`` λ' and the ``accelerated_objective``/``accelerated_bound`` on
+        paper 003's scale). It needs λ <= N/(N+1) (λ' <= 1). ``mip_gap`` then applies to paper 003's objective.
     solver_options : dict or None
         The solver's own parameters, applied last.
     keep_model : bool, default False
@@ -199,12 +208,12 @@ class FlowOCT(FlowModelClassifier):
     After ``fit``: ``tree_``, ``solve_result_``, ``classes_`` (and ``model_`` with ``keep_model``).
     """
 
-    _parameter_constraints = flow_constraints(valid_inequalities=["boolean"])
+    _parameter_constraints = flow_constraints(valid_inequalities=["boolean"], **ENGINE_CONSTRAINT)
 
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
-                 warm_start=True, valid_inequalities: bool = False, solver_options: dict | None = None,
-                 keep_model: bool = False, log: bool = False):
+                 warm_start=True, valid_inequalities: bool = False, engine: str = "formulation",
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):

@@ -187,9 +187,11 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         Keep EQP sets whose split set has at most this many features (|F*| bound).
     path_bound_cuts : bool, default True
         Path-bound cutting planes (Algorithm 2) at node LPs (HiGHS/GLPK: at the root LP only), at every
-        node of height >= 2 on an integral path, the root included. At depth 2 the root's cut bounds the
-        whole tree by the D2S optimum, so the master closes at once (SCIP, depth 2: car-evaluation and
-        tic-tac-toe 0.02-0.2 s with, over 60 s without; HiGHS: monk1 0.05 s with, 11 s without).
+        node of height >= 2 on an integral path and at the root whatever its height (every subtree of height
+        <= 2 that D2S solves, the whole tree included). At depths 1 and 2 the root's cut bounds the whole
+        tree by the D2S optimum, so the master closes at once (SCIP, depth 2: car-evaluation and
+        tic-tac-toe 0.02-0.2 s with, over 60 s without; HiGHS: monk1 0.05 s with, 11 s without; depth 1:
+        kr-vs-kp 23.7 s without the root cut, 0.1 s with it).
     path_bound_negative_samples : bool, default True
         Use (25) instead of (24) for the path-bound cuts (BNS).
     path_bound_structure : bool, default True
@@ -260,27 +262,23 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
 
     # ------------------------------------------------------------------ what runs where
     @property
-    def _runs_path_bound_cuts(self) -> bool:
-        return self.path_bound_cuts and self.depth >= 2
-
-    @property
     def _eqp_family(self) -> str | None:
         """``eqp`` with "auto" resolved (see the class docstring)."""
         if self.eqp != "auto":
             return self.eqp
         in_search = capabilities(self.solver).cuts == "native"
-        return None if in_search and self._runs_path_bound_cuts else "recursive"
+        return None if in_search and self.path_bound_cuts else "recursive"
 
     def _plugin_needs(self, ctx):
         needs = [PluginNeed("the Benders cuts (9)/(10)", "lazy")]
-        if self._runs_path_bound_cuts:
+        if self.path_bound_cuts:
             needs.append(PluginNeed("path_bound_cuts", "cuts"))
         if self.polishing:
             needs.append(PluginNeed("polishing", "heuristics", without="polishes the warm start"))
         return needs
 
     def _tuning(self, ctx):
-        return self._solver_tuning("top_down_branching") if self.top_down_branching and self._runs_path_bound_cuts \
+        return self._solver_tuning("top_down_branching") if self.top_down_branching and self.path_bound_cuts \
             else {}
 
     # ------------------------------------------------------------------ pipeline hooks
@@ -321,7 +319,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         in_search = capabilities(self.solver).cuts == "native"
         pbcp = (PathBoundCuts(ctx, model, bound_negative_samples=self.path_bound_negative_samples,
                               bound_structure=self.path_bound_structure)
-                if self._runs_path_bound_cuts else None)
+                if self.path_bound_cuts else None)
         polisher = None
         if self.polishing and capabilities(self.solver).heuristics == "native":
             polisher = self._polisher(ctx, model)

@@ -2,9 +2,10 @@
 
 At a fractional LP point, follow the *integral paths* from the root: while a node branches integrally
 (b_nf > 1 - 1e-4), both children are visited, with the samples that go there. Every visited node n whose
-height in the full tree is >= 2 is a candidate (the root with the empty path included); paths are not
-extended below nodes of height 2. For a candidate with samples I_P, D2S gives the best subtree of depth <= 2
-on I_P under the leaf penalty α = |I|·λ (value OPT_P, correct set C_P). If the LP's value on the subtree,
+height in the full tree is >= 2 is a candidate, and so is the root whatever its height (the empty path): the
+whole tree of a depth-1 master is bounded too, by D2S at depth 1; paths are not extended below nodes of
+height 2. For a candidate with samples I_P, D2S gives the best subtree of depth <= min(2, height) on I_P under
+the leaf penalty α = |I|·λ (value OPT_P, correct set C_P). If the LP's value on the subtree,
 Σ_{i∈I_P} θ_i - α·Σ_{m∈D[n]} p_m, exceeds OPT_P + 1e-4, the subtree is bounded by D2S unless the relaxing
 term (23) is >= 1:
 
@@ -19,7 +20,8 @@ term (23) is >= 1:
 
 These cuts do not hold for every feasible tree; they keep an optimal one (the D2S subtree is optimal for the
 samples that reach n, which depend only on the path), so they belong in a solver's cut callback (SCIP). At
-depth 2 the root (empty path, R_P = 0) is the only candidate and its cut bounds the master by the D2S optimum.
+depth 1 and 2 the root (empty path, R_P = 0) is the only candidate and its cut bounds the master by the D2S
+optimum.
 Samples sets smaller than 2·|I|·λ are skipped (no depth-2 subtree there can pay for its leaves).
 """
 from __future__ import annotations
@@ -51,15 +53,16 @@ class PathBoundCuts(CutFamily):
         self.bound_structure = bound_structure
 
     def candidates(self, b: np.ndarray):
-        """(node, path [(n_j, f_j)], sample mask) of every node on an integral path with height >= 2."""
+        """(node, path [(n_j, f_j)], sample mask) of the root and of every node on an integral path with
+        height >= 2: the roots of the subtrees of height <= 2 that D2S bounds."""
         stack = [(1, [], np.ones(len(self.ctx.y), dtype=bool))]
         while stack:
             n, path, mask = stack.pop()
             height = self.ctx.depth - (n.bit_length() - 1)
-            if height < 2:
+            if height < 2 and n != 1:
                 continue
             yield n, path, mask
-            if height == 2:
+            if height <= 2:
                 continue
             f = int(b[n].argmax())
             if b[n, f] > 1 - self.integral_tol:
@@ -74,7 +77,8 @@ class PathBoundCuts(CutFamily):
             size = int(mask.sum())
             if size == 0 or size < 2 * self.ctx.alpha:
                 continue
-            best = self.ctx.d2s.solve(mask, depth=2, leaf_penalty=self.ctx.alpha)
+            height = self.ctx.depth - (n.bit_length() - 1)
+            best = self.ctx.d2s.solve(mask, depth=min(2, height), leaf_penalty=self.ctx.alpha)
             below = self._descendants(n)
             lp_value = theta[mask].sum() - self.ctx.alpha * p[below].sum()
             if lp_value <= best.value + self.violation_tol:
