@@ -7,6 +7,7 @@ checks give it two classes). Each expected failure is listed with its reason.
 """
 from __future__ import annotations
 
+import pytest
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Binarizer, MinMaxScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -23,12 +24,16 @@ from odtlib.models import (
     RegularizedFlowOCT,
 )
 
-FAST = dict(depth=1, time_limit=10)
+# no time limit: the checks' data are tiny (a time-limited HiGHS run forks a child, ~50 ms per fit); the
+# pytest timeout below is the safety net
+FAST = dict(depth=1)
 BINARY = [FlowOCT(**FAST), BendersOCT(**FAST), OCT(**FAST), BinOCT(**FAST),
           RegularizedFlowOCT(**FAST), RegularizedBendOCT(**FAST)]
-MULTIVARIATE = [SOCT(depth=1, time_limit=5), OCTH(depth=1, time_limit=5)]      # features scaled to [0, 1]
+# features scaled to [0, 1]; a 100% gap stops at a warm start that classifies half the points (deterministic
+# and fast: OCT-H's weak LP bound can take minutes to close on the checks' data); the limit is a safety net
+MULTIVARIATE = [SOCT(depth=1, mip_gap=1.0, time_limit=30), OCTH(depth=1, mip_gap=1.0, time_limit=30)]
 ESTIMATORS = ([make_pipeline(Binarizer(), est) for est in BINARY]
-              + [make_pipeline(MinMaxScaler(), est) for est in MULTIVARIATE] + [CategoricalODT(time_limit=10)])
+              + [make_pipeline(MinMaxScaler(), est) for est in MULTIVARIATE] + [CategoricalODT()])
 
 # CategoricalODT takes raw DataFrames and encodes them itself (paper 000's encoding) before validating the
 # encoded 0/1 matrix; these checks feed it inputs its encoder does not handle as scikit-learn expects. Open
@@ -58,6 +63,7 @@ def expected_failed_checks(estimator) -> dict:
     return CATEGORICAL_ODT_GAPS if isinstance(estimator, CategoricalODT) else PIPELINE_IN_PLACE
 
 
+@pytest.mark.timeout(120)
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     if "check_classifiers_train" in str(check) and not isinstance(estimator, CategoricalODT):

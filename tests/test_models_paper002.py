@@ -250,3 +250,32 @@ def test_overlapping_cut_node_sets_are_refused():
     X, y = grid_data(1, 6)
     with pytest.raises(ValueError, match="share nodes \\[1\\]"):
         SOCT(depth=2, benders_nodes="all", user_cut_nodes="root").fit(X, y)
+
+
+# ------------------------------------------------------------------------------------------ univariate OCT
+from odtlib.models import UnivariateOCT  # noqa: E402
+
+
+def threshold_columns(X: np.ndarray) -> np.ndarray:
+    """0/1 columns [x_j >= v] for every feature j and every distinct value v above its smallest: a univariate
+    split at any threshold is a split on one of them."""
+    return np.column_stack([X[:, j] >= v for j in range(X.shape[1]) for v in np.unique(X[:, j])[1:]]).astype(int)
+
+
+@pytest.mark.parametrize("warm_start", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_univariate_oct_equals_brute_force_over_every_threshold(seed, warm_start):
+    X, y = grid_data(30 + seed, 12, n_classes=2)
+    X = np.round(X / 2, 2)                                   # uneven gaps between the values, ε_j differ
+    model = fit(UnivariateOCT, X, y, depth=2, warm_start=warm_start)
+    expected = brute_force_tree(threshold_columns(X), y, 2)[1]
+    assert model.solve_result_.status == "optimal"
+    assert round(model.solve_result_.objective) == expected == int((model.predict(X) == y).sum())
+    assert all(isinstance(n, (UnivariateSplit, Leaf)) for n in model.tree_.nodes.values())
+
+
+def test_the_multivariate_optimum_is_never_below_the_univariate_one():
+    X, y = grid_data(41, 8, n_classes=3)
+    univariate = round(fit(UnivariateOCT, X, y, depth=2).solve_result_.objective)
+    assert univariate == brute_force_tree(threshold_columns(X), y, 2)[1]
+    assert round(fit(SOCT, X, y, depth=2).solve_result_.objective) >= univariate

@@ -22,10 +22,17 @@ from odtlib.experiments import ensure_kernel
 from odtlib.solvers import available_solvers
 assert available_solvers() == ("glpk",), available_solvers()
 kernel = ensure_kernel()
-for source, target in zip(sys.argv[1::2], sys.argv[2::2]):
+pairs = sys.argv[1:-2]                      # (source, target) pairs, then the notebooks' folder and output folder
+for source, target in zip(pairs[0::2], pairs[1::2]):
     pm.execute_notebook(source, target, parameters={"profile": "smoke", "output_dir": sys.argv[-1]},
                         kernel_name=kernel, cwd=sys.argv[-2], progress_bar=False)
 """
+
+
+def printed(notebook) -> str:
+    """Everything the executed notebook's code cells printed (nbformat keeps a text as a string or lines)."""
+    return "".join("".join(output.get("text", "")) for cell in json.loads(notebook.read_text())["cells"]
+                   if cell["cell_type"] == "code" for output in cell["outputs"])
 
 
 @pytest.mark.parametrize("notebook", [TUTORIAL, SOLUTIONS], ids=["tutorial", "solutions"])
@@ -51,8 +58,7 @@ def test_smoke_profile_runs_on_glpk_alone(tmp_path):
     done = subprocess.run([sys.executable, "-c", RUN, *args], env=env, cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
 
-    text = "".join(output.get("text", "") for cell in json.loads(executed[0].read_text())["cells"]
-                   if cell["cell_type"] == "code" for output in cell["outputs"])
+    text = printed(executed[0])
     assert "solvers installed here: ('glpk',) | this run uses: glpk" in text
     report_dir = tmp_path / "out" / "tutorial_mip_trees" / "report"
     times = pd.read_csv(report_dir / "section_times_glpk.csv").set_index("section")["seconds"]
@@ -63,6 +69,5 @@ def test_smoke_profile_runs_on_glpk_alone(tmp_path):
     assert (bounds["lp_bound"] >= bounds["mip_objective"] - 1e-6).all()
     for figure in ("lp_bounds", "benders_cut", "depth", "hyperplane", "subset"):
         assert (report_dir / f"{figure}.png").stat().st_size > 0
-    solutions = "".join(output.get("text", "") for cell in json.loads(executed[1].read_text())["cells"]
-                        if cell["cell_type"] == "code" for output in cell["outputs"])
+    solutions = printed(executed[1])
     assert "one feature" in solutions and "recall >= 0.8" in solutions and "BinOCT" in solutions

@@ -15,8 +15,9 @@ from odtlib.models.octh import OCTH
 from odtlib.models.regularized_bendoct import RegularizedBendOCT
 from odtlib.models.regularized_flowoct import RegularizedFlowOCT
 from odtlib.models.soct import SOCT
+from odtlib.models.univariate_oct import UnivariateOCT
 from odtlib.models.svm_tree import SVMTreeClassifier
 
 __all__ = ["ODTClassifier", "MIPTreeClassifier", "NotProvedOptimalWarning", "CategoricalODT", "FlowOCT",
-           "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT", "SOCT", "OCTH",
+           "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT",
            "SVMTreeClassifier"]

@@ -32,13 +32,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import highspy
 import numpy as np
 import pyomo.environ as pyo
 from scipy.optimize import linprog
 
 from odtlib.solvers import CutFamily, LazyRowFamily, LinearRow, Values
-from odtlib.solvers.highs import new_highs
 
 __all__ = ["ShatteringCut", "ShatteringSeparator", "ShatteringUserCuts", "ShatteringBendersCuts",
            "initial_shattering_cuts", "separating_hyperplane", "CUT_ORDERS"]
@@ -69,6 +67,11 @@ class FarkasLP:
     """min c·q over Q_t for chosen (N_2t, N_2t+1), on one reused HiGHS model (two columns per point)."""
 
     def __init__(self, X: np.ndarray):
+        import highspy   # HiGHS runs the separation LPs whatever solver runs the MIP
+
+        from odtlib.solvers.highs import new_highs
+
+        self._optimal = highspy.HighsModelStatus.kOptimal
         self.n, self.p = X.shape
         n, p = self.n, self.p
         starts, index, value = [0], [], []
@@ -105,7 +108,7 @@ class FarkasLP:
         self.highs.changeColsCost(len(columns), columns, costs)
         self.highs.run()
         status = self.highs.getModelStatus()
-        q = np.asarray(self.highs.getSolution().col_value) if status == highspy.HighsModelStatus.kOptimal else None
+        q = np.asarray(self.highs.getSolution().col_value) if status == self._optimal else None
         self.n_solves += 1
         self.seconds += time.perf_counter() - start
         return q

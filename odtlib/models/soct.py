@@ -157,20 +157,12 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
         return hyperplane_tree(ctx.depth, splits, labels)
 
     def _start_values(self, ctx, model, tree):
-        """d, a, â, b, w, c, z of any univariate or hyperplane tree. Each split's offset is moved to the
-        smallest right-hand value minus ε, so the start meets the margin wherever the tree's routing allows."""
+        """Values of d, w, c, z (the routing of ``tree``, any univariate or hyperplane tree) and of the splits."""
         routing = full_tree_routing(tree, ctx.X, ctx.depth)
         class_index = {label: k for k, label in enumerate(ctx.classes.tolist())}
         start = ComponentMap()
         for t in model.N:
-            split = routing.splits.get(t)
-            start[model.d[t]] = float(split is not None)
-            if t in model.H:
-                a, b = split if split is not None else (np.zeros(ctx.n_features), 0.0)
-                b = _offset_with_margin(ctx.X[routing.reaches(t)], a, b, self.epsilon)
-                for j in model.F:
-                    start[model.a[t, j]], start[model.a_abs[t, j]] = float(a[j]), float(abs(a[j]))
-                start[model.b[t]] = b
+            start[model.d[t]] = float(t in routing.splits)
         for t in model.V:
             on = routing.reaches(t)
             for i in model.I:
@@ -181,7 +173,18 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
                 start[model.c[t, k]] = float(k == k_t)
             for i in model.I:
                 start[model.z[i, t]] = float(routing.leaf[i] == t and ctx.y[i] == k_t)
+        self._split_start(ctx, model, routing, start)
         return start
+
+    def _split_start(self, ctx, model, routing, start) -> None:
+        """a, â, b of the nodes with a hyperplane; each offset moved to the smallest right-hand value minus ε,
+        so the start meets the margin wherever the tree's routing allows."""
+        for t in model.H:
+            a, b = routing.splits.get(t, (np.zeros(ctx.n_features), 0.0))
+            b = _offset_with_margin(ctx.X[routing.reaches(t)], a, b, self.epsilon)
+            for j in model.F:
+                start[model.a[t, j]], start[model.a_abs[t, j]] = float(a[j]), float(abs(a[j]))
+            start[model.b[t]] = b
 
 
 def _offset_with_margin(X_here: np.ndarray, a: np.ndarray, b: float, epsilon: float) -> float:
