@@ -80,7 +80,8 @@ def test_reproduce_runs_notebooks_headlessly_and_reports_ok_and_failed(tmp_path)
     assert {p: p.read_bytes() for p in FIXTURE_NOTEBOOKS.iterdir()} == sources   # sources untouched
 
     executed = output / "notebooks"
-    assert {p.name for p in executed.iterdir()} == {"paper900_ok.ipynb", "paper901_fail.ipynb"}
+    assert {p.name for p in executed.iterdir()} == {"paper900_ok.ipynb", "paper901_fail.ipynb",   # and their pages
+                                                    "paper900_ok.html", "paper901_fail.html"}
     ok_nb = json.loads((executed / "paper900_ok.ipynb").read_text())
     injected = [c for c in ok_nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
     assert injected and "n_jobs = 2" in "".join(injected[0]["source"])
@@ -286,7 +287,7 @@ def test_help_shows_defaults_and_choices(capfd, monkeypatch):
     monkeypatch.setenv("COLUMNS", "400")                                  # one line per option
     _, fit_help, _ = run_main(capfd, "fit", "--help")
     estimators = ["CategoricalODT", "FlowOCT", "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT",
-                  "RegularizedFlowOCT", "SOCT", "OCTH"]
+                  "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT", "SVMTreeClassifier"]
     assert f"formulation, a class of odtlib.models: {', '.join(estimators)} (default: FlowOCT)" in fit_help
     assert "--solver {" + ",".join(SOLVERS) + "}" in fit_help and "MIP solver (default: highs)" in fit_help
     assert "maximum depth of the tree (default: 2)" in fit_help
