@@ -127,3 +127,18 @@ def random_binary_data(n_rows: int, n_features: int, n_classes: int, seed: int
     noise = rng.integers(0, n_classes, size=n_rows)
     y = np.where(rng.random(n_rows) < 0.7, signal, noise)
     return X, y.astype(np.int64)
+
+
+def violated_constraints(model, values) -> list[str]:
+    """Names of the model's active constraints that ``values`` (a variable -> value map, e.g. a warm start)
+    violates by more than 1e-9; the values are loaded into the variables."""
+    import pyomo.environ as pyo
+
+    for var, value in values.items():
+        var.set_value(value, skip_validation=True)
+    bad = []
+    for con in model.component_data_objects(pyo.Constraint, active=True):
+        body = pyo.value(con.body)
+        if (con.has_lb() and body < pyo.value(con.lower) - 1e-9) or (con.has_ub() and body > pyo.value(con.upper) + 1e-9):
+            bad.append(con.name)
+    return bad

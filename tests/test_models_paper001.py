@@ -30,6 +30,7 @@ from oracles import (
     predict_tree,
     pystreed_correct,
     random_binary_data,
+    violated_constraints,
 )
 
 pytestmark = pytest.mark.timeout(300)
@@ -300,17 +301,6 @@ def test_original_labels_and_feature_names_are_kept():
 
 
 # ------------------------------------------------------------------------------------------- warm starts
-def _violated_constraints(model, start) -> list[str]:
-    for var, value in start.items():
-        var.set_value(value, skip_validation=True)
-    bad = []
-    for con in model.component_data_objects(pyo.Constraint, active=True):
-        body = pyo.value(con.body)
-        if (con.has_lb() and body < pyo.value(con.lower) - 1e-9) or (con.has_ub() and body > pyo.value(con.upper) + 1e-9):
-            bad.append(con.name)
-    return bad
-
-
 @pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT, BinOCT], ids=lambda c: c.__name__)
 @pytest.mark.parametrize("depth", [1, 2, 3])
 def test_cart_start_is_feasible_and_scores_like_cart(cls, depth):
@@ -323,7 +313,7 @@ def test_cart_start_is_feasible_and_scores_like_cart(cls, depth):
     model = est._build(ctx)
     start = est._start_values(ctx, model, est._initial_tree(ctx))
     assert len(start) == sum(1 for v in model.component_data_objects(pyo.Var))   # every variable set
-    assert _violated_constraints(model, start) == []
+    assert violated_constraints(model, start) == []
     cart_correct = int((DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y).predict(X) == y).sum())
     assert pyo.value(model.objective) == pytest.approx(cart_correct)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 import pytest
-from oracles import brute_force_tree, random_binary_data
+from oracles import brute_force_tree, random_binary_data, violated_constraints
 from oracles_hyperplane import best_hyperplane_tree, margin_separable, strictly_separable
 
 from odtlib.models import OCTH, SOCT
@@ -104,19 +104,8 @@ def test_warm_starts_satisfy_the_model_and_reach_the_optimum(cls):
         ctx = est._context(X, np.searchsorted(est.classes_, y))
         model = est._build(ctx)
         values = est._start_values(ctx, model, est._initial_tree(ctx))
-        assert _violated(model, values) == []
+        assert violated_constraints(model, values) == []
         assert round(fit(cls, X, y, depth=2, warm_start=start).solve_result_.objective) == expected
-
-
-def _violated(model, values) -> list[str]:
-    for var, value in values.items():
-        var.set_value(value, skip_validation=True)
-    bad = []
-    for con in model.component_data_objects(pyo.Constraint, active=True):
-        body = pyo.value(con.body)
-        if (con.has_lb() and body < pyo.value(con.lower) - 1e-9) or (con.has_ub() and body > pyo.value(con.upper) + 1e-9):
-            bad.append(con.name)
-    return bad
 
 
 # ------------------------------------------------------------------------------------------ parameters, input
