@@ -144,12 +144,12 @@ PROFILES = {
               "first outer fold of the comprehensive comparison, 3 s per solve) and a 12-row draw of "
               "Hayes-Roth for Fig. 3."),
     "quick": Profile(
-        "quick", datasets=_SMALL, depths=(2, 3), time_limit=60,
-        tuning_datasets=("Hayes-Roth", "Glass Identification"), tuning_depths=(2,),
-        cv_datasets=("Soybean (Small)", "Iris", "Wine"), cv_depths=(2,), cv_time_limit=20,
-        notes="Direct comparison on four small test datasets (C, D, E, J) at depths 2-3 with 60 s per solve; "
-              "Fig. 3 on two tuning datasets at depth 2; Tables 1-3 on C, D, E at depth 2 with 20 s per solve "
-              "and one S-OCT variant."),
+        "quick", datasets=("Soybean (Small)", "Wine"), depths=(2,), time_limit=20,
+        tuning_datasets=("Hayes-Roth",), tuning_depths=(2,),
+        cv_datasets=("Soybean (Small)",), cv_depths=(2,), cv_time_limit=10,
+        notes="Direct comparison on two small test datasets (C, E) at depth 2 with 20 s per solve; Fig. 3 on "
+              "Hayes-Roth at depth 2; Tables 1-3 on C at depth 2 with 10 s per solve and one S-OCT variant "
+              "(worst case about 10 minutes on 2 cores)."),
     "paper": Profile(
         "paper", datasets=DATASETS, depths=DEPTHS, time_limit=PAPER_TIME_LIMIT,
         tuning_datasets=TUNING_DATASETS, tuning_depths=DEPTHS, cv_datasets=DATASETS, cv_depths=DEPTHS,
