@@ -29,6 +29,15 @@ def run_in_subprocess(script: str, spec: dict, grace: float) -> dict:
     return json.loads(lines[-1][len("RESULT "):])
 
 
+def answer_as_child(spec_json: str | None, child) -> bool:
+    """In a child process (``--child SPEC``): run ``child(spec)`` and print its result on the RESULT line that
+    :func:`run_in_subprocess` reads; returns False in the parent (no spec)."""
+    if not spec_json:
+        return False
+    print("RESULT " + json.dumps(child(json.loads(spec_json))), flush=True)
+    return True
+
+
 def append_row(path: Path, row: dict, fields: list[str]) -> None:
     """Append ``row`` (only ``fields``) to the CSV at ``path``, writing the header first for a new file."""
     new = not path.exists()

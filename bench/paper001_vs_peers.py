@@ -28,7 +28,6 @@ against ``flow-highs``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -36,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _child import append_row, run_in_subprocess
+from _child import answer_as_child, append_row, run_in_subprocess
 
 DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
             "kr-vs-kp")
@@ -164,8 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output", default="bench/results/paper001_vs_peers.csv")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child:
-        print("RESULT " + json.dumps(child(json.loads(args.child))), flush=True)
+    if answer_as_child(args.child, child):
         return
 
     os.environ.setdefault("ODTLIB_DATA_MIRROR", "/work/shared/uci")

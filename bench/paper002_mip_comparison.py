@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _child import append_row, run_in_subprocess
+from _child import answer_as_child, append_row, run_in_subprocess
 
 KINDS = ("lazy", "cut", "heuristic")
 FIELDS = ["dataset", "depth", "method", "solver", "time_limit", "status", "incumbent", "bound", "proved",
@@ -151,8 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output", help="CSV to append to (default bench/results/paper002_mip_comparison_<UTC>.csv)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child:
-        print("RESULT " + json.dumps(child(json.loads(args.child))), flush=True)
+    if answer_as_child(args.child, child):
         return
 
     os.environ.setdefault("ODTLIB_DATA_MIRROR", "/work/shared/uci")

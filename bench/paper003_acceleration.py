@@ -43,7 +43,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -52,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _child import append_row, run_in_subprocess
+from _child import answer_as_child, append_row, run_in_subprocess
 
 from odtlib.models import RegularizedBendOCT
 
@@ -316,8 +315,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output", help="CSV to append to (default bench/results/paper003_acceleration_<UTC>.csv)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child:
-        print("RESULT " + json.dumps(child(json.loads(args.child))), flush=True)
+    if answer_as_child(args.child, child):
         return
 
     os.environ.setdefault("ODTLIB_DATA_MIRROR", "/work/shared/uci")
