@@ -15,7 +15,13 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import assert_all_finite, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    assert_all_finite,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from odtlib.tree import Tree
 
@@ -67,6 +73,12 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ scikit-learn API
     def fit(self, X: Any, y: Any) -> ODTClassifier:
         """Validate X and y, then learn the tree with the subclass's formulation."""
+        return self._checked_fit(X, y)
+
+    def _checked_fit(self, X: Any, y: Any, sample_weight: Any = None) -> ODTClassifier:
+        """``fit``'s validation and learning; a formulation that weights points defines
+        ``fit(X, y, sample_weight=None)`` as ``return self._checked_fit(X, y, sample_weight)``, and its ``_fit``
+        then receives the checked weights (non-negative, one per row) as ``sample_weight``."""
         self._validate_params()
         self._check_params()
         _check_numeric_columns(X)
@@ -79,7 +91,9 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
             label = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
             raise ValueError(f"y has only one class ({label!r}): a classifier needs at least two classes")
         self.classes_ = classes
-        tree, result = self._fit(X_arr, y_encoded.astype(np.int64))
+        weights = {} if sample_weight is None else {
+            "sample_weight": _check_sample_weight(sample_weight, X_arr, ensure_non_negative=True)}
+        tree, result = self._fit(X_arr, y_encoded.astype(np.int64), **weights)
         if tree.feature_names is None and hasattr(self, "feature_names_in_"):
             tree = tree.with_feature_names(list(self.feature_names_in_))
         self.tree_ = tree.with_leaf_counts(X_arr, classes[y_encoded])

@@ -6,6 +6,7 @@
     validate X, y and the parameters                    (ODTClassifier.fit)
     encode labels as 0..K-1                             (ODTClassifier.fit)
     ctx = _context(X, y)                                per-fit data and objects, passed to every hook
+                                                        (with sample_weight, when fit takes weights)
     refuse models too large to build                    _size_terms(ctx)
     check the solver can run the switches               _plugin_needs(ctx)    (solvers.capabilities)
     model = _build(ctx)                                 the Pyomo model of the paper's equations
@@ -63,6 +64,7 @@ class FitContext:
     classes: np.ndarray
     depth: int | None = None
     notes: dict = field(default_factory=dict)   # extra fitted attributes a hook wants to report
+    sample_weight: np.ndarray | None = None     # weight of each point (None: all 1), when fit takes weights
 
     @classmethod
     def of(cls, X, y, depth: int | None = None, **fields) -> FitContext:
@@ -249,8 +251,10 @@ class MIPTreeClassifier(ODTClassifier):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ the pipeline
-    def _fit(self, X: np.ndarray, y: np.ndarray) -> tuple[Tree, SolveResult]:
+    def _fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
+             ) -> tuple[Tree, SolveResult]:
         ctx = self._context(X, y)
+        ctx.sample_weight = sample_weight
         self._refuse_too_large(ctx)
         self._check_solver_can_run(ctx)
         model = self._build(ctx)
