@@ -9,6 +9,8 @@ matching the papers reproduced by odtlib:
 * :class:`SubsetSplit` -- a categorical feature group goes left when its value lies in a subset ``S`` of its
   categories (paper 000). On one-hot data: left iff any of the one-hot columns of ``S`` is 1.
 * :class:`HyperplaneSplit` -- ``w . x <= bias`` goes left (multivariate trees of papers 002 and 004).
+* :class:`CategorySplit` -- a column holding category codes goes left when its value is one of ``categories``
+  (paper 004's categorical extension, which splits the unencoded column).
 
 Leaves (:class:`Leaf`) hold the original class label (``int`` or ``str``) and, optionally, the number of
 training samples of each class that reach them (:meth:`Tree.with_leaf_counts`), from which
@@ -32,7 +34,7 @@ import numpy as np
 if TYPE_CHECKING:
     from odtlib.encoders import FeatureGroup
 
-__all__ = ["Leaf", "UnivariateSplit", "SubsetSplit", "HyperplaneSplit", "Node", "Tree"]
+__all__ = ["Leaf", "UnivariateSplit", "SubsetSplit", "HyperplaneSplit", "CategorySplit", "Node", "Tree"]
 
 
 def _native(value: Any) -> Any:
@@ -354,13 +356,47 @@ class HyperplaneSplit:
         return f"{text} <= {self.bias:g}"
 
 
-Split = Union[UnivariateSplit, SubsetSplit, HyperplaneSplit]
+@dataclass(frozen=True)
+class CategorySplit:
+    """``x[feature]`` (a column of category codes) goes to ``left`` when it is one of ``categories``, otherwise
+    (other and unseen codes) to ``right``."""
+
+    feature: int
+    categories: tuple
+    left: int
+    right: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "feature", _feature_index(self.feature))
+        object.__setattr__(self, "categories", tuple(sorted(float(v) for v in self.categories)))
+        object.__setattr__(self, "left", _node_id(self.left, "left"))
+        object.__setattr__(self, "right", _node_id(self.right, "right"))
+
+    def children(self) -> tuple[int, ...]:
+        return (self.left, self.right)
+
+    def goes_left(self, X: np.ndarray) -> np.ndarray:
+        return np.isin(X[:, self.feature], self.categories)
+
+    def n_features_required(self) -> int:
+        return self.feature + 1
+
+    def condition(self, feature_names: list[str] | None, binary: bool) -> str:
+        """Text of the condition under which a sample goes left."""
+        return self._condition(_ColumnReader(feature_names, None), binary)
+
+    def _condition(self, reader: _ColumnReader, binary: bool) -> str:
+        return f"{reader.name(self.feature)} in {{{', '.join(format(v, 'g') for v in self.categories)}}}"
+
+
+Split = Union[UnivariateSplit, SubsetSplit, HyperplaneSplit, CategorySplit]
 Node = Union[Leaf, Split]
 _KINDS: dict[type, str] = {
     Leaf: "leaf",
     UnivariateSplit: "univariate",
     SubsetSplit: "subset",
     HyperplaneSplit: "hyperplane",
+    CategorySplit: "category",
 }
 
 
@@ -775,6 +811,8 @@ def _node_to_dict(node_id: int, node: Node) -> dict[str, Any]:
     elif isinstance(node, SubsetSplit):
         entry.update(features=list(node.features), group=node.group,
                      values=None if node.values is None else list(node.values))
+    elif isinstance(node, CategorySplit):
+        entry.update(feature=node.feature, categories=list(node.categories))
     else:
         entry.update(weights=[float(w) for w in node.weights], bias=node.bias)
     if not isinstance(node, Leaf):
@@ -791,6 +829,8 @@ def _node_from_dict(entry: Mapping[str, Any]) -> Node:
         return UnivariateSplit(entry["feature"], entry["left"], entry["right"], entry.get("threshold", 0.5))
     if kind == "subset":
         return SubsetSplit(entry["features"], entry["left"], entry["right"], entry.get("group"), entry.get("values"))
+    if kind == "category":
+        return CategorySplit(entry["feature"], entry["categories"], entry["left"], entry["right"])
     if kind == "hyperplane":
         return HyperplaneSplit(np.asarray(entry["weights"], dtype=float), entry["bias"], entry["left"], entry["right"])
     raise ValueError(f"unknown node kind {kind!r} for node {entry.get('id')}")
