@@ -43,7 +43,7 @@ from odtlib.solvers.capabilities import EMULATED, MISSING
 from odtlib.solvers.result import relative_gap
 from odtlib.tree import Leaf, Tree, UnivariateSplit
 
-__all__ = ["MIPTreeClassifier", "FitContext", "PluginNeed", "NotProvedOptimalWarning", "cart_tree",
+__all__ = ["MIPTreeClassifier", "FitContext", "PluginNeed", "NotProvedOptimalWarning", "cart_tree", "tree_from_cart",
            "objective_step", "common_constraints", "store_parameters"]
 
 
@@ -131,13 +131,19 @@ def cart_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int, see
     from sklearn.tree import DecisionTreeClassifier
 
     cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha).fit(X, y)
+    return tree_from_cart(cart, classes[cart.classes_])
+
+
+def tree_from_cart(cart, labels: np.ndarray) -> Tree:
+    """A fitted scikit-learn ``DecisionTreeClassifier`` as an odtlib Tree (breadth-first ids, CART's
+    thresholds; ``x_f <= t`` goes left in both); ``labels[k]`` is the label of CART's k-th class."""
     t = cart.tree_
     nodes: dict[int, Any] = {}
     stack = [(0, 1)]
     while stack:
         sk_node, n = stack.pop()
         if t.children_left[sk_node] == -1:
-            nodes[n] = Leaf(classes[cart.classes_[int(np.argmax(t.value[sk_node][0]))]])
+            nodes[n] = Leaf(labels[int(np.argmax(t.value[sk_node][0]))])
         else:
             nodes[n] = UnivariateSplit(int(t.feature[sk_node]), 2 * n, 2 * n + 1, float(t.threshold[sk_node]))
             stack += [(t.children_left[sk_node], 2 * n), (t.children_right[sk_node], 2 * n + 1)]
