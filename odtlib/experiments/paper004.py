@@ -1,0 +1,478 @@
+"""The experiment protocol of paper 004 (Zhu, Murali, Phan, Nguyen & Kalagnanam 2020, Section 4 and the
+supplement), shared by its notebook and bench.
+
+Two experiments, each a grid of runs (one config dict per run, executed by a module-level function so that
+joblib and Dask can ship it):
+
+* **medium** (Tables 1-5, Fig. 1): each dataset of the tables at the table's depth (3 in Table 1, 2 elsewhere),
+  split 75 % train / 25 % test (stratified, ``random_state`` = the split number; the paper does not say how
+  many splits it averaged: the ``paper`` profile runs 5), every method of the table. One run is one
+  (dataset, depth, method, split): S1O's ε, α₁, α₂ are chosen by 5-fold stratified CV on the training part
+  over `S1O_GRID` (the paper tunes them by CV but prints no grid or values for these tables), then refitted on
+  the whole training part;
+* **selection** (Tables 6-8, Fig. 2): the larger datasets with data selection, S1O-DS with the ε, α₁, α₂, ε′,
+  β₁, β₂ the paper prints per dataset (``paper004_tables6_7_8_data_selection_params``), beside CART, OCT-H
+  and (Table 6) Fair on the same split.
+
+Methods (`make_model`), as the paper ran them (Sec. 4): CART is scikit-learn's ``DecisionTreeClassifier`` with
+default parameters and the same maximum depth; the MIPs get a CART warm start of the same depth.
+
+* **S1O** — ``odtlib.models.SVM1ODT`` (formulation (1a)-(1l), M = 1 by Theorem 2); **S1O-DS** — the same
+  with ``data_selection="lp"`` (Section 3, Algorithm 1), trained on the selected rows.
+* **OCT-H** — ``odtlib.models.OCTH`` (Bertsimas & Dunn's multivariate OCT, shared with paper 002), no split
+  penalty (every branch node may split).
+* **BinOCT** — paper 001's ``odtlib.models.BinOCT`` (Verwer & Zhang), which reads 0/1 features: the scaled
+  columns are turned into the indicators ``x <= t`` at the class changes of the training part
+  (``odtlib.encoders.ClassChangeThresholdEncoder``), the thresholds BinOCT itself considers. Table 5 only,
+  as in the paper.
+* **Fair** — the MIP of Aghaei, Azizi & Vayanos (AAAI 2019) without its fairness term. Without that term it
+  learns a fixed-depth tree whose branch nodes each test *one* feature against a threshold (numerical
+  features) and whose leaves each predict one class, maximising the number of correctly classified training
+  points: the univariate optimal classification tree of Bertsimas & Dunn at fixed depth without complexity
+  penalty. Its routing constraints are written differently, but the feasible trees and the objective are
+  the same, so both MIPs have the same optimal trees. odtlib has that problem as ``odtlib.models.UnivariateOCT``
+  (exact thresholds through per-feature margins, checked against a brute force over all thresholds in
+  ``tests/test_models_paper002.py``), and runs it for Fair with ``max_splits=None`` and ``ccp_alpha=0``. One
+  difference remains: Aghaei et al. split a categorical attribute by any subset of its levels, while on paper
+  004's encoding (one-hot columns) UnivariateOCT splits one level against the rest. Both coincide on
+  numerical and two-level attributes; the datasets with a categorical attribute of three or more levels are
+  listed by `subset_split_datasets` and noted in the tables.
+
+`PROFILES` shrinks the grids for free solvers (``smoke``, ``quick``); the code path is the same.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+import warnings
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedKFold, train_test_split
+
+from odtlib.experiments.grid import Grid
+from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile
+
+__all__ = [
+    "FIXED_S1O", "LARGE_TIME_LIMIT", "MEDIUM_TABLES", "METHODS", "PROFILES", "Profile", "S1O_GRID",
+    "SELECTION_TABLES", "TABLE_DEPTH", "claims", "compare_table", "get_profile", "load", "make_model",
+    "medium_grid", "paper_table", "results_of", "run_medium", "run_selection", "selection_grid",
+    "selection_params", "split", "subset_split_datasets", "summary", "table_datasets",
+]
+
+S1O, S1O_DS, CART, OCTH, BINOCT, FAIR = "S1O", "S1O-DS", "CART", "OCT-H", "BinOCT", "Fair"
+METHODS = (S1O, S1O_DS, CART, OCTH, BINOCT, FAIR)
+TABLE_DEPTH = {1: 3, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 2, 8: 3}
+MEDIUM_TABLES, SELECTION_TABLES = (1, 2, 3, 4, 5), (6, 7, 8)
+_TABLE_NAMES = {1: "table1", 2: "table2", 3: "table3", 4: "table4", 5: "table5", 6: "table6", 7: "table7",
+                8: "table8"}
+MEDIUM_TIME_LIMIT, LARGE_TIME_LIMIT = 900.0, 4 * 3600.0   # the paper's 15 min (Table 1: 30 min) and 4 h
+TEST_SIZE, CV_FOLDS = 0.25, 5
+# S1O's tuning grid (ours; the paper prints none for Tables 1-5). It spans the values the paper prints for
+# Tables 6-8: ε from 0.0008 to 0.5 (mostly 0.01-0.04), α₁ 30 to 10⁶ (mostly 1000), α₂ 0.01 or 0.1.
+S1O_GRID = tuple({"epsilon": e, "alpha1": a1, "alpha2": a2}
+                 for e in (0.005, 0.02, 0.1) for a1 in (30.0, 1000.0) for a2 in (0.01, 0.1))
+# The short profiles fit S1O once with the values the paper prints most often for Tables 6-8.
+FIXED_S1O = {"epsilon": 0.01, "alpha1": 1000.0, "alpha2": 0.1}
+
+
+# -------------------------------------------------------------------------------------- the paper's tables
+@cache
+def paper_table(table: int) -> pd.DataFrame:
+    """The paper's Table ``table`` (1-8) with our dataset names (``dataset``; the printed spelling is kept in
+    ``printed``) and ``paper_reason`` (the paper's run hit its time limit, or has no number)."""
+    from odtlib.data.papers import paper_dataset_spec
+    from odtlib.experiments.reference import reference_table
+
+    frame = reference_table("004", _TABLE_NAMES[table]).copy()
+    frame.insert(2, "printed", frame["dataset"])
+    frame["dataset"] = [paper_dataset_spec("004", name).name for name in frame["printed"]]
+    frame["table"] = table
+    notes = frame["notes"].astype("string").fillna("")
+    frame["paper_reason"] = np.where(notes.str.contains("N/A"), "N/A in the paper (OCT-H failed)", "")
+    return frame
+
+
+def table_datasets(table: int) -> list[str]:
+    """Our names of the datasets of Table ``table``, in the paper's order."""
+    return list(dict.fromkeys(paper_table(table)["dataset"]))
+
+
+def table_methods(table: int) -> list[str]:
+    return list(dict.fromkeys(paper_table(table)["method"]))
+
+
+def available(dataset: str) -> bool:
+    """Whether the data mirror has the dataset (Spectf-heart is not in it)."""
+    from odtlib.data.papers import paper_dataset_spec
+
+    return not paper_dataset_spec("004", dataset).unavailable
+
+
+def selection_params(table: int, dataset: str) -> dict:
+    """The S1O-DS parameters the paper prints for ``dataset`` in Table ``table`` (6, 7 or 8): ``epsilon``,
+    ``alpha1``, ``alpha2``, ``epsilon_prime``, ``beta1``, ``beta2`` and the ``selected_data_pct`` it reports."""
+    from odtlib.data.papers import paper_dataset_spec
+    from odtlib.experiments.reference import reference_table
+
+    params = reference_table("004", "data_selection_params")
+    names = [paper_dataset_spec("004", name).name for name in params["dataset"]]
+    row = params[(params["table"] == table) & (np.array(names) == dataset)]
+    if row.empty:
+        raise KeyError(f"the paper prints no data-selection parameters for {dataset!r} in Table {table}")
+    return {k: float(v) for k, v in row.iloc[0].drop(["table", "depth", "dataset"]).items()}
+
+
+@cache
+def subset_split_datasets() -> tuple[str, ...]:
+    """The datasets of Tables 1-6 with a categorical attribute of three or more levels, where Fair's subset
+    splits can do more than UnivariateOCT's one-level splits (module docstring)."""
+    names = []
+    for table in (*MEDIUM_TABLES, 6):
+        for dataset in table_datasets(table):
+            if available(dataset) and dataset not in names:
+                _, _, groups = paper_data("004", dataset)
+                if any(g.kind == "categorical" and len(g.columns) >= 3 for g in groups):
+                    names.append(dataset)
+    return tuple(names)
+
+
+# -------------------------------------------------------------------------------------------- profiles
+@dataclass(frozen=True)
+class Profile:
+    """How much of the two experiments to run, and with which per-solve time limits (seconds)."""
+
+    name: str
+    medium: tuple[tuple[int, str], ...]         # (table, dataset) of Tables 1-5
+    splits: tuple[int, ...]                     # random 75/25 splits per dataset
+    time_limit: float                           # per MIP solve of the medium experiment (refits)
+    tune: bool                                  # S1O by 5-fold CV over S1O_GRID (else FIXED_S1O)
+    tuning_time_limit: float                    # per MIP solve inside the CV
+    selection: tuple[tuple[int, str], ...]      # (table, dataset) of Tables 6-8
+    selection_time_limit: float
+    selection_methods: tuple[str, ...] = (S1O_DS, CART, OCTH, FAIR)
+    selection_rows: int | None = None           # stratified draw of training rows for selection; None = all
+    tolerance: float = 5.0                      # |ours - paper| in accuracy points counted as agreement
+    notes: str = ""
+
+    def with_time_limit(self, time_limit: float) -> Profile:
+        limit = float(time_limit)
+        return dataclasses.replace(self, time_limit=limit, tuning_time_limit=limit, selection_time_limit=limit)
+
+    @property
+    def n_medium(self) -> int:
+        return len(medium_grid(self))
+
+    @property
+    def n_selection(self) -> int:
+        return len(selection_grid(self))
+
+
+def _all(tables) -> tuple[tuple[int, str], ...]:
+    return tuple((t, d) for t in tables for d in table_datasets(t))
+
+
+PROFILES = {
+    "smoke": Profile(
+        "smoke", medium=((2, "Iris"),), splits=(0,), time_limit=5, tune=False, tuning_time_limit=5,
+        selection=((6, "Wall-following-robot-2"),), selection_time_limit=5,
+        selection_methods=(S1O_DS, CART), selection_rows=400,
+        notes="CI check of the code path: Iris at depth 2 (one split, fixed S1O parameters, 5 s per solve) and "
+              "a 400-row draw of Wall-following-robot-2's training part with data selection."),
+    "quick": Profile(
+        "quick", medium=((2, "Iris"), (2, "Congress"), (3, "Echocardiogram"), (4, "Hepatitis")),
+        splits=(0,), time_limit=20, tune=False, tuning_time_limit=20,
+        selection=((7, "skin-segmentation"),), selection_time_limit=60, selection_methods=(S1O_DS, CART),
+        notes="Four medium datasets the paper solves in seconds (Iris, Congress, Echocardiogram, Hepatitis) at "
+              "depth 2, one 75/25 split, S1O with the paper's most frequent Table 6-8 values (ε 0.01, α₁ 1000, "
+              "α₂ 0.1) instead of the 5-fold CV, 20 s per solve; skin-segmentation (all 245,057 rows) at depth 2 "
+              "with data selection (the paper's parameters), 60 s for the MIP, beside CART."),
+    "paper": Profile(
+        "paper", medium=_all(MEDIUM_TABLES), splits=tuple(range(5)), time_limit=MEDIUM_TIME_LIMIT, tune=True,
+        tuning_time_limit=MEDIUM_TIME_LIMIT, selection=_all(SELECTION_TABLES),
+        selection_time_limit=LARGE_TIME_LIMIT, tolerance=3.0,
+        notes="Every dataset of Tables 1-8, five 75/25 splits, S1O tuned by 5-fold CV over the 12-point grid, "
+              "15 min per solve (Table 1: the same; the paper gave it 30), 4 h for Tables 6-8: for a Dask "
+              "cluster."),
+}
+
+
+def get_profile(name: str, time_limit: float | None = None) -> Profile:
+    """The named profile, with every per-solve time limit replaced by ``time_limit`` if given."""
+    return select_profile(PROFILES, name, time_limit)
+
+
+# ------------------------------------------------------------------------------------------- the data
+def load(dataset: str) -> tuple[np.ndarray, np.ndarray]:
+    """Paper 004's data of ``dataset``: features scaled to [0, 1] (one-hot categorical), labels."""
+    X, y, _ = paper_data("004", dataset)
+    return X.to_numpy(dtype=float), y.to_numpy()
+
+
+def split(y: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(train, test) positions of the 75/25 split number ``seed`` (stratified when every class has two rows)."""
+    _, counts = np.unique(y, return_counts=True)
+    train, test = train_test_split(np.arange(len(y)), test_size=TEST_SIZE, random_state=seed,
+                                   stratify=y if counts.min() >= 2 else None)
+    return np.sort(train), np.sort(test)
+
+
+def _draw(y: np.ndarray, rows: np.ndarray, size: int | None, seed: int) -> np.ndarray:
+    """A stratified draw of ``size`` of ``rows`` (all of them when ``size`` is None or larger)."""
+    if size is None or size >= len(rows):
+        return rows
+    drawn, _ = train_test_split(rows, train_size=size, random_state=seed, stratify=y[rows])
+    return np.sort(drawn)
+
+
+# ----------------------------------------------------------------------------------------- the methods
+class _BinarisedBinOCT:
+    """BinOCT on the class-change threshold indicators of the training part (see the module docstring)."""
+
+    def __init__(self, **params):
+        from odtlib.models import BinOCT
+
+        self.model = BinOCT(**params)
+
+    def fit(self, X, y):
+        from odtlib.encoders import ClassChangeThresholdEncoder
+
+        self.encoder = ClassChangeThresholdEncoder().fit(pd.DataFrame(X), y)
+        self.model.fit(self.encoder.transform(pd.DataFrame(X)).to_numpy(), y)
+        self.solve_result_, self.tree_ = self.model.solve_result_, self.model.tree_
+        return self
+
+    def predict(self, X):
+        return self.model.predict(self.encoder.transform(pd.DataFrame(X)).to_numpy())
+
+
+def make_model(method: str, depth: int, *, solver: str = "highs", time_limit: float | None = None,
+               params: dict | None = None):
+    """The estimator of ``method`` at ``depth`` (the paper's setup, module docstring). ``params``: S1O's
+    ε, α₁, α₂ (and S1O-DS's ε′, β₁, β₂)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from odtlib import models
+
+    common = dict(depth=depth, solver=solver, time_limit=time_limit, warm_start=True)
+    params = dict(params or {})
+    if method == CART:
+        return DecisionTreeClassifier(max_depth=depth, random_state=0)
+    if method == OCTH:
+        return models.OCTH(**common)
+    if method == FAIR:
+        return models.UnivariateOCT(**common)
+    if method == BINOCT:
+        return _BinarisedBinOCT(**common)
+    if method == S1O:
+        return models.SVM1ODT(**common, **params)
+    if method == S1O_DS:
+        return models.SVM1ODT(**common, data_selection="lp", **params)
+    raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+def _fit(model, X, y):
+    from odtlib.models import NotProvedOptimalWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotProvedOptimalWarning)
+        return model.fit(X, y)
+
+
+def _score(model, X, y) -> float:
+    return float(np.mean(model.predict(X) == y)) if len(y) else np.nan
+
+
+def _cv_accuracy(params: dict, depth: int, X, y, seed: int, solver: str, time_limit: float) -> float:
+    """Mean validation accuracy of S1O with ``params`` over a stratified 5-fold CV of (X, y)."""
+    _, counts = np.unique(y, return_counts=True)
+    folds = StratifiedKFold(min(CV_FOLDS, int(counts.min())), shuffle=True, random_state=seed).split(X, y)
+    scores = [_score(_fit(make_model(S1O, depth, solver=solver, time_limit=time_limit, params=params),
+                          X[a], y[a]), X[b], y[b]) for a, b in folds]
+    return float(np.mean(scores))
+
+
+def _outcome(model, X_train, y_train, X_test, y_test, fit_time: float) -> dict:
+    """Metrics (accuracies in percent, as the paper prints them) and the solve result of a fitted model."""
+    result = getattr(model, "solve_result_", None)
+    metrics = {"train_acc": 100 * _score(model, X_train, y_train), "test_acc": 100 * _score(model, X_test, y_test),
+               "fit_time": fit_time, "n_train": len(y_train), "n_test": len(y_test),
+               "proved": None if result is None else result.status == "optimal"}
+    tree = getattr(model, "tree_", None)
+    return {"metrics": metrics, "solve_result": result, "tree": tree if hasattr(tree, "to_dict") else None}
+
+
+def run_medium(config: dict) -> dict:
+    """One (dataset, depth, method, split) of Tables 1-5. S1O: the 5-fold CV over `S1O_GRID` on the training
+    part when ``config["tune"]``, else `FIXED_S1O`; then the fit on the whole training part.
+
+    Metrics: ``train_acc`` and ``test_acc`` (percent), ``fit_time`` (the final fit), ``proved`` (the final
+    MIP fit proved optimal; None for CART), ``selected`` (S1O's parameters, as text), ``cv_scores``,
+    ``n_train``, ``n_test``."""
+    X, y = load(config["dataset"])
+    train, test = split(y, config["split"])
+    method, depth, solver = config["method"], config["depth"], config["solver"]
+    params, scores = {}, []
+    if method == S1O:
+        grid = S1O_GRID if config["tune"] else (FIXED_S1O,)
+        if len(grid) > 1:
+            scores = [_cv_accuracy(p, depth, X[train], y[train], config["split"], solver, config["tuning_time_limit"])
+                      for p in grid]
+        params = grid[int(np.argmax(scores))] if scores else grid[0]
+    model = make_model(method, depth, solver=solver, time_limit=config["time_limit"], params=params)
+    tic = time.perf_counter()
+    _fit(model, X[train], y[train])
+    out = _outcome(model, X[train], y[train], X[test], y[test], time.perf_counter() - tic)
+    out["metrics"].update(selected=", ".join(f"{k}={v:g}" for k, v in params.items()) or "-", cv_scores=scores)
+    return out
+
+
+def medium_grid(profile: Profile, solver: str = "highs") -> Grid:
+    """Tables 1-5: (dataset, depth) of the profile's tables x the table's methods x split. A dataset printed
+    in two tables at one depth runs once; Spectf-heart (not in the mirror) is left out."""
+    grid, seen = None, set()
+    for table, dataset in profile.medium:
+        depth = TABLE_DEPTH[table]
+        if (dataset, depth) in seen or not available(dataset):
+            continue
+        seen.add((dataset, depth))
+        methods = [m for t in MEDIUM_TABLES if TABLE_DEPTH[t] == depth and dataset in table_datasets(t)
+                   for m in table_methods(t)]
+        part = Grid(dataset=dataset, depth=depth, method=list(dict.fromkeys(methods)), split=list(profile.splits),
+                    solver=solver, time_limit=profile.time_limit, tune=profile.tune,
+                    tuning_time_limit=profile.tuning_time_limit)
+        grid = part if grid is None else grid + part
+    return grid if grid is not None else Grid(dataset=[])
+
+
+# ------------------------------------------------------------------------------------ data selection
+def _selection_metrics(model, n_train: int) -> dict:
+    """What data selection did in an S1O-DS fit: rows kept, their share (percent), the LPs and their time."""
+    rows = np.asarray(model.selected_rows_)
+    kept = int(rows.sum()) if rows.dtype == bool else len(rows)
+    selector = getattr(model, "selection_", None)
+    return {"n_selected": kept, "selected_pct": 100 * kept / n_train,
+            "n_lps": getattr(selector, "n_lps_", None), "lp_seconds": getattr(selector, "lp_seconds_", None)}
+
+
+def run_selection(config: dict) -> dict:
+    """One (table, dataset, method, split) of Tables 6-8 at the table's depth. S1O-DS gets the paper's
+    printed parameters (`selection_params`). With ``config["rows"]`` the training part is a stratified draw of
+    that many rows (short profiles); the test part is always the whole 25 %.
+
+    Metrics as `run_medium`, plus ``selected_pct``, ``n_selected``, ``n_lps``, ``lp_seconds`` and the paper's
+    ``paper_selected_pct`` for S1O-DS, and ``not_run`` (why a MIP was not attempted: the model is over
+    ``max_variables``, as the paper's OCT-H "N/A")."""
+    table, method = config["table"], config["method"]
+    X, y = load(config["dataset"])
+    train, test = split(y, config["split"])
+    train = _draw(y, train, config.get("rows"), config["split"])
+    params = {}
+    if method == S1O_DS:
+        params = selection_params(table, config["dataset"])
+        paper_pct = params.pop("selected_data_pct")
+    model = make_model(method, TABLE_DEPTH[table], solver=config["solver"], time_limit=config["time_limit"],
+                       params=params)
+    tic = time.perf_counter()
+    try:
+        _fit(model, X[train], y[train])
+    except ValueError as error:
+        if "max_variables" not in str(error):
+            raise
+        return {"metrics": {"not_run": str(error)[:300], "n_train": len(train), "n_test": len(test)}}
+    out = _outcome(model, X[train], y[train], X[test], y[test], time.perf_counter() - tic)
+    if method == S1O_DS:
+        out["metrics"].update(_selection_metrics(model, len(train)), paper_selected_pct=paper_pct)
+    return out
+
+
+def selection_grid(profile: Profile, solver: str = "highs") -> Grid:
+    """Tables 6-8: (table, dataset) x the profile's methods that the table has x split."""
+    grid = None
+    for table, dataset in profile.selection:
+        methods = [m for m in profile.selection_methods if m in table_methods(table)]
+        part = Grid(table=table, dataset=dataset, method=methods, split=list(profile.splits), solver=solver,
+                    time_limit=profile.selection_time_limit, rows=profile.selection_rows)
+        grid = part if grid is None else grid + part
+    return grid if grid is not None else Grid(dataset=[])
+
+
+# ----------------------------------------------------------------------------------------------- tables
+KEYS = ["dataset", "depth", "method"]
+
+
+def summary(results: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, depth, method): split means of train / test accuracy (percent) and fit time,
+    ``n_splits`` (finished), ``n_failed``, ``n_unproved`` (MIP fits stopped by the time limit) and ``reason``
+    (failed runs or a model not attempted; "" otherwise)."""
+    df = results.copy()
+    if "depth" not in df:
+        df["depth"] = df["table"].map(TABLE_DEPTH)
+    df["failed"] = df["status"] != "ok"
+    if "not_run" not in df:
+        df["not_run"] = np.nan
+    finished = df[~df["failed"] & df["not_run"].isna()]
+    unproved = finished["proved"].map(lambda v: v is False or v == 0.0)
+    means = finished.assign(unproved=unproved).groupby(KEYS, sort=False).agg(
+        train_acc=("train_acc", "mean"), test_acc=("test_acc", "mean"), time_s=("fit_time", "mean"),
+        n_splits=("test_acc", "size"), n_unproved=("unproved", "sum"))
+    counts = df.groupby(KEYS, sort=False).agg(n_failed=("failed", "sum"),
+                                              not_run=("not_run", lambda v: "; ".join(v.dropna().astype(str))))
+    table = counts.join(means, how="left").reset_index()
+    table[["n_splits", "n_unproved", "n_failed"]] = table[["n_splits", "n_unproved", "n_failed"]].fillna(0).astype(int)
+    table["reason"] = [failure_note(f, f + n) or (f"ours: not run ({why.split(';')[0]})" if why else "")
+                       for f, n, why in zip(table["n_failed"], table["n_splits"], table["not_run"])]
+    return table.drop(columns="not_run")
+
+
+def compare_table(ours: pd.DataFrame, table: int, value: str, profile: Profile) -> pd.DataFrame:
+    """``compare`` of ``value`` ("test_acc" or "train_acc", percent) for Table ``table``'s cells we ran. Under a
+    short profile (one split, fixed parameters, seconds) every verdict reads "not comparable: <profile> ...;
+    would be: <verdict>"; Fair on a dataset with categorical attributes of 3+ levels carries a ``note``."""
+    from odtlib.experiments.reference import compare
+
+    paper = paper_table(table)
+    ours = ours[(ours["depth"] == TABLE_DEPTH[table]) & ours["dataset"].isin(paper["dataset"])
+                & ours["method"].isin(paper["method"])]
+    paper = paper[paper["dataset"].isin(ours["dataset"])]
+    result = compare(ours, paper, on=["dataset", "method"], value=value, tolerance=profile.tolerance, agg=None,
+                     ours_reason="reason", paper_reason="paper_reason")
+    if profile.name != "paper":
+        reduced = f"not comparable: {profile.name} profile ({len(profile.splits)} split(s), " + \
+                  ("tuned" if profile.tune else "fixed S1O parameters") + f", {profile.time_limit:g} s)"
+        result["verdict"] = np.where(result["verdict"].str.startswith("not comparable"), result["verdict"],
+                                     reduced + "; would be: " + result["verdict"])
+    subset = set(subset_split_datasets())
+    result["note"] = np.where((result["method"] == FAIR) & result["dataset"].isin(subset),
+                              "Fair by UnivariateOCT: one-level splits of categorical attributes (paper: subsets)", "")
+    result.insert(0, "table", table)
+    result.insert(3, "quantity", value)
+    return result
+
+
+def claims(ours: pd.DataFrame, tables=(2, 3, 4, 5), first: str = S1O, others=(CART, OCTH, FAIR)) -> pd.DataFrame:
+    """The paper's headline claim on the datasets we ran of ``tables``: the mean test accuracy of ``first`` is
+    above each of ``others``'. One row per other method: datasets (where both ran), our means and the paper's
+    on those datasets, the differences, and whether the claim holds on our side and on the paper's."""
+    paper = pd.concat([paper_table(t) for t in tables])
+    depth = TABLE_DEPTH[tables[0]]
+    ours = ours[(ours["depth"] == depth) & ours["test_acc"].notna()]
+    rows = []
+    for other in others:
+        mine = ours[ours["method"].isin([first, other])].pivot_table(index="dataset", columns="method",
+                                                                   values="test_acc")
+        if first not in mine or other not in mine:
+            continue
+        mine = mine.dropna()
+        theirs = paper[paper["dataset"].isin(mine.index)].pivot_table(index="dataset", columns="method",
+                                                                      values="test_acc")
+        ours_gap = mine[first].mean() - mine[other].mean()
+        paper_gap = theirs[first].mean() - theirs[other].mean() if other in theirs else np.nan
+        rows.append({"comparison": f"{first} vs {other}", "datasets": len(mine),
+                     "ours_mean": mine[first].mean(), "ours_other_mean": mine[other].mean(), "ours_gain": ours_gap,
+                     "paper_gain": paper_gap, "claim_holds_ours": bool(ours_gap > 0),
+                     "claim_holds_paper": bool(paper_gap > 0) if pd.notna(paper_gap) else None,
+                     "per_dataset_gain_ours": ", ".join(f"{d} {g:+.1f}" for d, g in (mine[first] - mine[other]).items())})
+    return pd.DataFrame(rows)
