@@ -17,7 +17,7 @@ RegularizedBendOCT's accelerations on SCIP and reported on (1.1)'s scale), ``oct
 
 Usage::
 
-    ODTLIB_DATA_MIRROR=/work/shared/uci .venv/bin/python bench/paper001_vs_peers.py \\
+    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/paper001_vs_peers.py \\
         --datasets monk1 monk3 house-votes-84 --depths 2 --lambdas 0 0.5 --time-limit 60 \\
         --output bench/results/paper001_vs_peers.csv
 
@@ -28,7 +28,6 @@ against ``flow-highs``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -166,7 +165,6 @@ def main(argv: list[str] | None = None) -> None:
     if answer_as_child(args.child, child):
         return
 
-    os.environ.setdefault("ODTLIB_DATA_MIRROR", "/work/shared/uci")
     out = Path(args.output)
     done = done_keys(out)
     methods = ["reference", *[m for m in args.methods if m != "reference"]]   # reference first: judged against

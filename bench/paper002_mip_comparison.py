@@ -24,14 +24,16 @@ Rows go to ``bench/results/paper002_mip_comparison_<UTC timestamp>.csv`` as they
 
 Usage::
 
-    ODTLIB_DATA_MIRROR=/work/shared/uci .venv/bin/python bench/paper002_mip_comparison.py \\
+    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/paper002_mip_comparison.py \\
         --datasets C D E --depths 2 --time-limit 60
+
+``--set NAME=VALUE`` passes an estimator parameter to every run (e.g. ``--set cut_order=favour_recent``, to
+compare the two readings of the separation objective); it is recorded in the ``params`` column.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -44,7 +46,7 @@ from _child import answer_as_child, append_row, run_in_subprocess
 KINDS = ("lazy", "cut", "heuristic")
 FIELDS = ["dataset", "depth", "method", "solver", "time_limit", "status", "incumbent", "bound", "proved",
           "n_samples", "wall_s", "prep_s", "build_s", "handoff_s", "solve_s", "lazy_s", "cut_s", "heuristic_s",
-          "other_seconds", "nodes", "n_lazy", "n_cuts", "message"]
+          "other_seconds", "nodes", "n_lazy", "n_cuts", "message", "params"]
 PAPER_OVERALL_TIME = {"SOCT-benders-last-1": 114.5, "SOCT-benders-last-10": 119.0, "OCT-H": 215.45}   # Fig. 4(d)
 
 
@@ -64,6 +66,7 @@ def child(spec: dict) -> dict:
     X, y = p002.load(spec["dataset"])
     model = p002.make_model(spec["method"], spec["depth"], solver=spec["solver"], time_limit=spec["time_limit"],
                             threads=1, warm_start=False)
+    model.set_params(**json.loads(spec.get("params") or "{}"))
     start = time.perf_counter()
     try:
         model.fit(X, y)
@@ -136,6 +139,17 @@ def summarise(frame: pd.DataFrame, time_limit: float) -> None:
     print(totals.reset_index().to_string(index=False, float_format=lambda v: f"{v:.2f}"))
 
 
+def _parameter(text: str, parser: argparse.ArgumentParser) -> tuple[str, object]:
+    """``name=value`` of ``--set``; the value is read as JSON when it parses (numbers, true/false), else text."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        parser.error(f"--set takes NAME=VALUE, got {text!r}")
+    try:
+        return name, json.loads(value)
+    except json.JSONDecodeError:
+        return name, value
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", nargs="+", default=None,
@@ -149,12 +163,13 @@ def main(argv: list[str] | None = None) -> None:
                         help="seconds past the time limit before a run is killed (covers model building)")
     parser.add_argument("--jobs", type=int, default=1, help="runs at once (default 1: timings on a shared machine)")
     parser.add_argument("--output", help="CSV to append to (default bench/results/paper002_mip_comparison_<UTC>.csv)")
+    parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE",
+                        help="estimator parameters for every run, e.g. cut_order=favour_recent (recorded in the CSV)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if answer_as_child(args.child, child):
         return
 
-    os.environ.setdefault("ODTLIB_DATA_MIRROR", "/work/shared/uci")
     from odtlib.data.papers import paper_dataset_spec
     from odtlib.experiments import paper002 as p002
 
@@ -168,7 +183,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"unknown methods {missing}; implemented: {p002.mip_methods()}")
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = Path(args.output or f"bench/results/paper002_mip_comparison_{stamp}.csv")
-    runs = [dict(dataset=d, depth=depth, method=m, solver=s, time_limit=args.time_limit)
+    params = json.dumps(dict(_parameter(text, parser) for text in args.set))
+    runs = [dict(dataset=d, depth=depth, method=m, solver=s, time_limit=args.time_limit, params=params)
             for d in datasets for depth in args.depths for s in args.solvers for m in methods]
     print(f"{len(runs)} runs ({len(datasets)} datasets x {len(args.depths)} depths x {len(methods)} methods x "
           f"{len(args.solvers)} solvers), {args.time_limit:g} s limit, jobs {args.jobs}; rows -> {out}", flush=True)
@@ -176,7 +192,8 @@ def main(argv: list[str] | None = None) -> None:
 
     frame = pd.read_csv(out)
     frame = frame[frame.dataset.isin(datasets) & frame.depth.isin(args.depths) & frame.method.isin(methods)
-                  & frame.solver.isin(args.solvers) & (frame.time_limit == args.time_limit)]
+                  & frame.solver.isin(args.solvers) & (frame.time_limit == args.time_limit)
+                  & (frame.get("params", pd.Series("{}", index=frame.index)).fillna("{}") == params)]
     summarise(frame, args.time_limit)
 
 

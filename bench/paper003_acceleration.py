@@ -37,13 +37,12 @@ callback, polishing in the heuristic); nodes, lazy rows, cuts. Rows go to
 
 Usage::
 
-    ODTLIB_DATA_MIRROR=/work/shared/uci .venv/bin/python bench/paper003_acceleration.py \\
+    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/paper003_acceleration.py \\
         --time-limit 60 --datasets monk3 monk1 hayes-roth soybean-small --lambdas 0.01
 """
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -318,7 +317,6 @@ def main(argv: list[str] | None = None) -> None:
     if answer_as_child(args.child, child):
         return
 
-    os.environ.setdefault("ODTLIB_DATA_MIRROR", "/work/shared/uci")
     from odtlib.data import list_paper_datasets
 
     known = list_paper_datasets("003")
