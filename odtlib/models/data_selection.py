@@ -1,0 +1,513 @@
+"""LP-based data selection of Zhu, Murali, Phan, Nguyen & Kalagnanam (paper 004, Section 3, supplement B).
+
+A multivariate tree that sends the points ``I_0`` of one class to one leaf sends every point of their convex
+hull there too, so the points inside that hull can be left out of training. The data are cut into
+*clusters* (the points of one class in one leaf of a CART tree of the same depth), and in each cluster N:
+
+* LP (24) asks, for every point j, whether ``x_j`` is a convex combination of the other points of N (within
+  ε' per coordinate); it splits into one LP per point. ``b_j = 1`` marks the interior points I_N, and the
+  weights λ_j of a vertex solution say which points represent them (Theorem 4; λ >= 0 is kept, the printed
+  (24) omits it);
+* Algorithm 1 keeps N \\ I_N when I_N is most of N (``|I_N| >= (1 - β1)|N|``), else the main representers
+  J_N = {i : λ_ji >= 1/(d+1) for some j in I_N} and, up to ``ceil(β2 |N|)`` points, the rest K_N nearest to the
+  leaf's boundary hyperplanes (the splits on its root-to-leaf path);
+* the balanced variant (supplement B.1) solves the LP relaxation (32) of the 0-1 program (19) with
+  f = g = 1, fixes the b it settles, and solves (19) on the ambiguous rest (Algorithm 2);
+* iterative training (Algorithm 3) refits a tree on I ∪ J ∪ K with the J points weighted |I| + 1.
+
+How the per-point LPs are solved (``interior_points``), all exact for ε' = 0:
+
+1. *Duplicates collapse.* Copies of one point represent each other, and (24) would mark all of them interior,
+   so a selection of "N minus I_N" would lose the point (Theorem 4's transformation divides by zero there).
+   The LPs run on the distinct points; the first copy stands for the point, the other copies are interior
+   with λ = 1 on it.
+2. *Hull columns.* For ε' = 0 a point that is not a vertex of conv(N) lies in conv(N \\ {j}) = conv(vertices
+   of N), so its LP needs only the vertices as columns. Qhull finds the vertices in the affine hull of the
+   cluster (up to ``MAX_HULL_DIMENSION`` dimensions). Restricting the columns can only turn a ``b_j = 1`` into
+   a 0, never the reverse: every interior point comes with its certificate λ.
+3. *Feasibility instead of max b.* The LP of point j is feasible with b_j = 1 exactly when its optimum has
+   ``floor(b_j) = 1`` (Theorem 4), so each LP is "Σ λ_i x_i within ε' of x_j, Σ λ_i = 1, λ >= 0" on one reused
+   HiGHS model whose row bounds change from point to point (the simplex restarts from the last basis).
+4. *Representation pass* (the paper's T(λ̄)): an interior point whose λ uses another interior point is solved
+   again over the non-interior columns. For ε' = 0 this always succeeds (conv(N \\ {j}) is spanned by
+   vertices, which are never interior); for ε' > 0 a point that fails is no longer counted interior, so every
+   interior point lies within ε' of the hull of the non-interior points, as a solution of (19) requires.
+
+The estimator :class:`LPDataSelector` selects *rows*, not columns: after ``fit(X, y)``, ``X[sel.support_]`` is
+the training set (``get_support(indices=True)`` gives row numbers). It has no ``transform`` on purpose: a
+scikit-learn transformer may not change the number of rows.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, check_X_y
+
+from odtlib.models._pipeline import store_parameters, tree_from_cart
+from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
+
+__all__ = ["LPDataSelector", "iterative_training", "interior_points", "ConvexCover", "MAX_HULL_DIMENSION",
+           "MAX_BALANCED_POINTS"]
+
+MAX_HULL_DIMENSION = 5        # Qhull finds hull vertices up to this affine dimension; above, every point is a column
+MAX_BALANCED_POINTS = 150     # LP (32) has |N|^2 weights λ_ji: the balanced variant is for small clusters
+CHUNK = 2000                  # points per parallel task of per-point LPs
+SUPPORT_TOL = 1e-12           # λ below this counts as zero (HiGHS leaves non-basic columns at exactly 0)
+
+
+# ---------------------------------------------------------------------------- one point's LP of (24)
+class ConvexCombinationLP:
+    """Is x within ε' (per coordinate) of a convex combination of the open columns? One reused HiGHS model.
+
+    Rows: ``x - ε' <= Σ_i λ_i c_i <= x + ε'`` (d rows) and ``Σ_i λ_i = 1``; columns λ_i >= 0, one per point c_i
+    of ``columns``. :meth:`close` fixes columns at 0 (the point itself, or interior points).
+    """
+
+    def __init__(self, columns: np.ndarray, epsilon_prime: float):
+        import highspy
+
+        from odtlib.solvers.highs import new_highs
+
+        m, d = columns.shape
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = m, d + 1
+        lp.col_cost_ = np.zeros(m)
+        lp.col_lower_ = np.zeros(m)
+        lp.col_upper_ = np.full(m, np.inf)
+        lp.row_lower_ = np.zeros(d + 1)
+        lp.row_upper_ = np.zeros(d + 1)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = np.arange(0, (d + 1) * m + 1, d + 1, dtype=np.int32)
+        lp.a_matrix_.index_ = np.tile(np.arange(d + 1, dtype=np.int32), m)
+        lp.a_matrix_.value_ = np.hstack([columns, np.ones((m, 1))]).ravel()
+        self.highs = new_highs(log=False)
+        self.highs.setOptionValue("solver", "simplex")     # a vertex solution: at most d + 1 weights > 0
+        self.highs.setOptionValue("presolve", "off")       # keeps the basis from one point to the next
+        self.highs.passModel(lp)
+        self._optimal = highspy.HighsModelStatus.kOptimal
+        self._rows = np.arange(d + 1, dtype=np.int32)
+        self.epsilon_prime = epsilon_prime
+        self.n_solves = 0
+
+    def close(self, columns: np.ndarray) -> None:
+        columns = np.asarray(columns, dtype=np.int32)
+        self.highs.changeColsBounds(len(columns), columns, np.zeros(len(columns)), np.zeros(len(columns)))
+
+    def open(self, columns: np.ndarray) -> None:
+        columns = np.asarray(columns, dtype=np.int32)
+        self.highs.changeColsBounds(len(columns), columns, np.zeros(len(columns)), np.full(len(columns), np.inf))
+
+    def solve(self, x: np.ndarray, exclude: int = -1) -> tuple[np.ndarray, np.ndarray] | None:
+        """(columns, weights) of a vertex solution, or None when x is not in the hull (within ε')."""
+        if exclude >= 0:
+            self.close([exclude])
+        rhs = np.append(x, 1.0)
+        slack = np.append(np.full(len(x), self.epsilon_prime), 0.0)
+        self.highs.changeRowsBounds(len(rhs), self._rows, rhs - slack, rhs + slack)
+        self.highs.run()
+        self.n_solves += 1
+        found = None
+        if self.highs.getModelStatus() == self._optimal:
+            lam = np.asarray(self.highs.getSolution().col_value)
+            support = np.flatnonzero(lam > SUPPORT_TOL)
+            found = (support, lam[support])
+        if exclude >= 0:
+            self.open([exclude])
+        return found
+
+
+def _solve_points(columns: np.ndarray, targets: np.ndarray, own_column: np.ndarray, epsilon_prime: float
+                  ) -> tuple[list, int]:
+    """The LPs of the points ``targets`` over ``columns`` (a point's own column, if any, closed)."""
+    lp = ConvexCombinationLP(columns, epsilon_prime)
+    return [lp.solve(x, int(own)) for x, own in zip(targets, own_column)], lp.n_solves
+
+
+# ---------------------------------------------------------------------------- LP (24) on one cluster
+@dataclass
+class ConvexCover:
+    """LP (24) on one cluster of n points: ``interior[j]`` is b_j, ``weights`` (n x n, sparse) holds λ_ji on
+    row j for the interior points, supported on non-interior points only (the paper's T(λ̄))."""
+
+    interior: np.ndarray
+    weights: sparse.csr_matrix
+    n_lps: int
+
+
+def hull_vertex_candidates(points: np.ndarray) -> np.ndarray | None:
+    """Indices of the vertices of conv(points) (distinct points), found by Qhull in their affine hull; None
+    when that hull has more than ``MAX_HULL_DIMENSION`` dimensions or Qhull fails."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    m = len(points)
+    if m <= 2:
+        return np.arange(m)
+    centred = points - points.mean(axis=0)
+    _, singular, basis = np.linalg.svd(centred, full_matrices=False)
+    rank = int(np.sum(singular > 1e-10 * singular[0]))
+    if rank > MAX_HULL_DIMENSION:
+        return None
+    coordinates = centred @ basis[:rank].T
+    if rank == 1:
+        return np.unique([coordinates[:, 0].argmin(), coordinates[:, 0].argmax()])
+    if m <= rank + 1:
+        return np.arange(m)
+    try:
+        return np.sort(ConvexHull(coordinates).vertices)
+    except QhullError:
+        return None
+
+
+def _chunked_solves(columns: np.ndarray, targets: np.ndarray, own: np.ndarray, epsilon_prime: float,
+                    n_jobs: int) -> tuple[list, int]:
+    """Per-point LPs in chunks of ``CHUNK`` points, across ``n_jobs`` processes when there are several chunks."""
+    starts = range(0, len(targets), CHUNK)
+    tasks = [(columns, targets[s:s + CHUNK], own[s:s + CHUNK], epsilon_prime) for s in starts]
+    if n_jobs == 1 or len(tasks) == 1:
+        parts = [_solve_points(*task) for task in tasks]
+    else:
+        from joblib import Parallel, delayed
+
+        parts = Parallel(n_jobs=n_jobs)(delayed(_solve_points)(*task) for task in tasks)
+    return [r for part, _ in parts for r in part], sum(n for _, n in parts)
+
+
+def _distinct_cover(points: np.ndarray, epsilon_prime: float, n_jobs: int
+                    ) -> tuple[np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]], int]:
+    """LP (24) on distinct points: b, and λ (indices into ``points``) of every interior point."""
+    m = len(points)
+    candidates = hull_vertex_candidates(points) if epsilon_prime == 0 else None
+    columns = np.arange(m) if candidates is None else candidates
+    column_of = np.full(m, -1)
+    column_of[columns] = np.arange(len(columns))
+    found, n_lps = _chunked_solves(points[columns], points, column_of, epsilon_prime, n_jobs)
+    interior = np.array([r is not None for r in found], dtype=bool)
+    lam = {j: (columns[r[0]], r[1]) for j, r in enumerate(found) if r is not None}
+    # representation pass: λ on non-interior points only
+    redo = [j for j, (support, _) in lam.items() if interior[support].any()]
+    if redo:
+        lp = ConvexCombinationLP(points[columns], epsilon_prime)
+        lp.close(column_of[interior & (column_of >= 0)])
+        for j in redo:
+            r = lp.solve(points[j])
+            if r is None:                  # only for ε' > 0: j is no longer counted interior
+                interior[j] = False
+                del lam[j]
+                if column_of[j] >= 0:
+                    lp.open([column_of[j]])
+            else:
+                lam[j] = (columns[r[0]], r[1])
+        n_lps += lp.n_solves
+    return interior, lam, n_lps
+
+
+def interior_points(X: np.ndarray, epsilon_prime: float = 0.0, n_jobs: int = 1) -> ConvexCover:
+    """LP (24) on the cluster X (n x d): which points lie within ε' of the hull of the others, with their λ
+    (module docstring: duplicates, hull columns, feasibility form, representation pass)."""
+    X = np.asarray(X, dtype=float)
+    n = len(X)
+    points, first, distinct_of = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    distinct_of = distinct_of.ravel()
+    interior_d, lam_d, n_lps = _distinct_cover(points, epsilon_prime, n_jobs)
+    rows, cols, vals = [], [], []
+    interior = np.zeros(n, dtype=bool)
+    for r in range(n):
+        u = distinct_of[r]
+        if interior_d[u]:
+            support, weights = lam_d[u]
+            rows += [r] * len(support)
+            cols += first[support].tolist()
+            vals += weights.tolist()
+        elif r != first[u]:               # a copy of a non-interior point: represented by its first copy
+            rows.append(r)
+            cols.append(first[u])
+            vals.append(1.0)
+        else:
+            continue
+        interior[r] = True
+    weights = sparse.csr_matrix((vals, (rows, cols)), shape=(n, n))
+    return ConvexCover(interior, weights, n_lps)
+
+
+# ---------------------------------------------------------------------------- Algorithm 1
+def leaf_boundaries(tree: Tree) -> dict[int, list[tuple[np.ndarray, float]]]:
+    """For each leaf, the splits on its root-to-leaf path as hyperplanes (w, c) with ||w||_2 = 1 (w·x = c)."""
+    out: dict[int, list] = {}
+    stack: list[tuple[int, list]] = [(tree.root, [])]
+    while stack:
+        node_id, path = stack.pop()
+        node = tree.nodes[node_id]
+        if isinstance(node, Leaf):
+            out[node_id] = path
+            continue
+        if isinstance(node, UnivariateSplit):
+            w = np.zeros(node.feature + 1)
+            w[node.feature] = 1.0
+            plane = (w, node.threshold)
+        elif isinstance(node, HyperplaneSplit):
+            norm = float(np.linalg.norm(node.weights))
+            plane = (node.weights / norm, node.bias / norm) if norm > 0 else None
+        else:
+            raise ValueError(f"data selection needs univariate or hyperplane splits, got {type(node).__name__}")
+        below = path + ([plane] if plane is not None else [])
+        stack += [(node.left, below), (node.right, below)]
+    return out
+
+
+def distance_to_boundaries(X: np.ndarray, planes: list[tuple[np.ndarray, float]]) -> np.ndarray:
+    """min over the hyperplanes of the Euclidean distance of each row of X (inf without hyperplanes)."""
+    distance = np.full(len(X), np.inf)
+    for w, c in planes:
+        distance = np.minimum(distance, np.abs(X[:, : len(w)] @ w - c))
+    return distance
+
+
+def algorithm1(X: np.ndarray, cover: ConvexCover, planes: list, beta1: float, beta2: float
+               ) -> tuple[np.ndarray, int]:
+    """Algorithm 1 on one cluster: the selected mask and the branch taken (1: N \\ I, 2: J, 3: J + nearest K)."""
+    n, d = X.shape
+    interior = cover.interior
+    if interior.sum() >= (1 - beta1) * n:
+        return ~interior, 1
+    main = np.zeros(n, dtype=bool)                            # J: λ_ji >= 1/(d+1) for some interior j
+    if cover.weights.nnz:
+        main[cover.weights.indices[cover.weights.data >= 1 / (d + 1) - 1e-9]] = True
+    target = math.ceil(beta2 * n)
+    if main.sum() > beta2 * n:
+        return main, 2
+    rest = np.flatnonzero(~interior & ~main)                  # K
+    nearest = rest[np.argsort(distance_to_boundaries(X[rest], planes), kind="stable")]
+    selected = main.copy()
+    selected[nearest[: max(target - int(main.sum()), 0)]] = True
+    return selected, 3
+
+
+# ---------------------------------------------------------------------------- Algorithm 2 (balanced)
+def _program_19(points: np.ndarray):
+    """Matrix of (19)/(32) with ε' = 0 on m distinct points; columns a (m), b (m), λ_ji (i != j, row-major in j)."""
+    m, d = points.shape
+    pairs_j, pairs_i = np.nonzero(~np.eye(m, dtype=bool))
+    n_lam = len(pairs_j)
+    lam_col = 2 * m + np.arange(n_lam)
+    blocks_r, blocks_c, blocks_v = [], [], []
+
+    def add(r, c, v):
+        blocks_r.append(np.asarray(r)), blocks_c.append(np.asarray(c)), blocks_v.append(np.asarray(v, dtype=float))
+
+    for k in range(d):                     # b_j x_jk - Σ_i λ_ji x_ik = 0
+        add(k * m + np.arange(m), m + np.arange(m), points[:, k])
+        add(k * m + pairs_j, lam_col, -points[pairs_i, k])
+    add(d * m + pairs_j, lam_col, np.ones(n_lam))                     # Σ_i λ_ji - b_j = 0
+    add(d * m + np.arange(m), m + np.arange(m), -np.ones(m))
+    link = (d + 1) * m + np.arange(n_lam)                              # λ_ji - a_i <= 0
+    add(link, lam_col, np.ones(n_lam))
+    add(link, pairs_i, -np.ones(n_lam))
+    pair_row = (d + 1) * m + n_lam + np.arange(m)                      # a_j + b_j <= 1
+    add(pair_row, np.arange(m), np.ones(m))
+    add(pair_row, m + np.arange(m), np.ones(m))
+    n_rows = (d + 2) * m + n_lam
+    matrix = sparse.csc_matrix((np.concatenate(blocks_v), (np.concatenate(blocks_r), np.concatenate(blocks_c))),
+                               shape=(n_rows, 2 * m + n_lam))
+    lower = np.concatenate([np.zeros((d + 1) * m), np.full(n_lam + m, -np.inf)])
+    upper = np.concatenate([np.zeros((d + 1) * m), np.zeros(n_lam), np.ones(m)])
+    return matrix, lower, upper, pairs_j, pairs_i
+
+
+def balanced_selection(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Algorithm 2 on one cluster: (selected mask, covered mask, number of solves). (19) runs on the distinct
+    points; the later copies of a selected point count as covered by its first copy."""
+    import highspy
+
+    from odtlib.solvers.highs import new_highs
+
+    X = np.asarray(X, dtype=float)
+    points, first, distinct_of = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    distinct_of = distinct_of.ravel()
+    m = len(points)
+    if m > MAX_BALANCED_POINTS:
+        raise ValueError(f"the balanced data selection solves LP (32) with |N|^2 weights; a cluster has {m} "
+                         f"distinct points, above MAX_BALANCED_POINTS = {MAX_BALANCED_POINTS}: use method='lp'")
+    matrix, row_lower, row_upper, _, _ = _program_19(points)
+    n_col = matrix.shape[1]
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n_col, matrix.shape[0]
+    lp.col_cost_ = np.concatenate([np.ones(m), -np.ones(m), np.zeros(n_col - 2 * m)])   # min Σ a - Σ b
+    lp.col_lower_ = np.zeros(n_col)
+    lp.col_upper_ = np.concatenate([np.ones(2 * m), np.full(n_col - 2 * m, np.inf)])
+    lp.row_lower_, lp.row_upper_ = row_lower, row_upper
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = matrix.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = matrix.indices.astype(np.int32)
+    lp.a_matrix_.value_ = matrix.data
+    highs = new_highs(log=False)
+    highs.passModel(lp)
+    highs.run()                                                         # LP (32)
+    b_relaxed = np.asarray(highs.getSolution().col_value)[m:2 * m]
+    fixed_zero, fixed_one = b_relaxed <= 1e-7, b_relaxed >= 1 - 1e-7
+    b_lower = np.where(fixed_one, 1.0, 0.0)
+    b_upper = np.where(fixed_zero, 0.0, 1.0)
+    highs.changeColsBounds(m, np.arange(m, 2 * m, dtype=np.int32), b_lower, b_upper)
+    highs.changeColsIntegrality(2 * m, np.arange(2 * m, dtype=np.int32),
+                                np.full(2 * m, highspy.HighsVarType.kInteger))
+    highs.setOptionValue("mip_rel_gap", 0.0)
+    highs.run()                                                         # (19) on the ambiguous points
+    solution = np.round(np.asarray(highs.getSolution().col_value)[: 2 * m]).astype(bool)
+    selected_d, covered_d = solution[:m], solution[m:]
+    selected = np.zeros(len(X), dtype=bool)
+    selected[first[selected_d]] = True
+    later_copy = np.arange(len(X)) != first[distinct_of]
+    covered = covered_d[distinct_of] | (later_copy & selected_d[distinct_of])
+    return selected, covered, 2
+
+
+# ---------------------------------------------------------------------------- the selector
+def _check_betas(beta1: float, beta2: float, n_features: int) -> None:
+    """Algorithm 1's condition β2 < (d + 1)(1 - β1): more representers than J can ever hold are pointless."""
+    if not beta2 < (n_features + 1) * (1 - beta1):
+        raise ValueError(f"beta2={beta2} must be below (d + 1)(1 - beta1) = {(n_features + 1) * (1 - beta1):g} "
+                         f"for d={n_features} features (Algorithm 1): lower beta2 or beta1")
+
+
+def _clusters(tree: Tree, X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None) -> list[np.ndarray]:
+    """Row indices of the points of one class in one leaf of ``tree`` (within ``mask``), leaf by leaf."""
+    leaf = tree.apply(X)
+    keep = np.ones(len(X), dtype=bool) if mask is None else mask
+    clusters = []
+    for leaf_id in np.unique(leaf[keep]):
+        in_leaf = keep & (leaf == leaf_id)
+        for label in np.unique(y[in_leaf]):
+            clusters.append(np.flatnonzero(in_leaf & (y == label)))
+    return clusters
+
+
+class LPDataSelector(BaseEstimator):
+    """Paper 004's data selection (Section 3): the rows of X worth training a multivariate tree on.
+
+    Parameters (keyword-only):
+
+    - ``depth`` (2): depth of the CART tree whose leaves define the clusters (when ``fit`` gets no tree);
+    - ``method``: ``"lp"`` (LP (24) + Algorithm 1) or ``"balanced"`` (LP (32) + Algorithm 2, small clusters);
+    - ``beta1`` (0.2), ``beta2`` (0.05): Algorithm 1's thresholds (the paper's skin-segmentation values);
+      β1 in (0, 1), β2 in (0, 1] with β2 < (d + 1)(1 - β1);
+    - ``epsilon_prime`` (0.0): tolerance ε' of (24), per coordinate, in the units of X;
+    - ``n_jobs`` (1): processes for the per-point LPs.
+
+    Fitted: ``support_`` (bool mask of the selected rows), ``clusters_`` (list of row-index arrays),
+    ``interior_`` (bool mask of the points found inside the hull of their cluster's other points, I_N; with
+    "balanced": the points (19) covers), ``branches_`` (Algorithm 1's branch per cluster, 0 for "balanced"),
+    ``tree_`` (the clustering tree as an odtlib Tree), ``n_lps_``, ``lp_seconds_``.
+    """
+
+    _parameter_constraints = {
+        "depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "method": [StrOptions({"lp", "balanced"})],
+        "beta1": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "beta2": [Interval(numbers.Real, 0, 1, closed="right")],
+        "epsilon_prime": [Interval(numbers.Real, 0, None, closed="left")],
+        "n_jobs": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, *, depth: int = 2, method: str = "lp", beta1: float = 0.2, beta2: float = 0.05,
+                 epsilon_prime: float = 0.0, n_jobs: int = 1):
+        store_parameters(self, locals())
+
+    def fit(self, X, y, tree: DecisionTreeClassifier | None = None) -> LPDataSelector:
+        """Select rows of X; ``tree`` is a fitted CART tree defining the clusters (default: CART of ``depth``,
+        ``random_state=0``, fitted here)."""
+        self._validate_params()
+        X, y = check_X_y(X, y, dtype=np.float64)
+        _check_betas(self.beta1, self.beta2, X.shape[1])
+        if self.method == "balanced" and self.epsilon_prime != 0:
+            raise ValueError("the balanced data selection solves (19) with epsilon_prime = 0 (supplement B.1): "
+                             "set epsilon_prime=0 or use method='lp'")
+        if tree is None:
+            tree = DecisionTreeClassifier(max_depth=self.depth, random_state=0).fit(X, y)
+        else:
+            check_is_fitted(tree)
+            if tree.n_features_in_ != X.shape[1]:
+                raise ValueError(f"the given tree was fitted on {tree.n_features_in_} features, X has {X.shape[1]}")
+        self.tree_ = tree_from_cart(tree, tree.classes_)
+        boundaries = leaf_boundaries(self.tree_)
+        leaf = self.tree_.apply(X)
+        self.clusters_ = _clusters(self.tree_, X, y)
+        self.support_ = np.zeros(len(X), dtype=bool)
+        self.interior_ = np.zeros(len(X), dtype=bool)
+        self.branches_ = []
+        self.n_lps_ = 0
+        start = time.perf_counter()
+        for rows in self.clusters_:
+            if self.method == "lp":
+                cover = interior_points(X[rows], self.epsilon_prime, self.n_jobs)
+                selected, branch = algorithm1(X[rows], cover, boundaries[leaf[rows[0]]], self.beta1, self.beta2)
+                interior, n_lps = cover.interior, cover.n_lps
+            else:
+                selected, interior, n_lps = balanced_selection(X[rows])
+                branch = 0
+            self.support_[rows[selected]] = True
+            self.interior_[rows[interior]] = True
+            self.branches_.append(branch)
+            self.n_lps_ += n_lps
+        self.lp_seconds_ = time.perf_counter() - start
+        return self
+
+    def get_support(self, indices: bool = False) -> np.ndarray:
+        """The selected rows: a bool mask over the rows of X, or their indices."""
+        check_is_fitted(self, "support_")
+        return np.flatnonzero(self.support_) if indices else self.support_
+
+
+# ---------------------------------------------------------------------------- Algorithm 3
+def iterative_selection(tree: Tree, X: np.ndarray, y: np.ndarray, epsilon_prime: float
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """One round of Algorithm 3: the rows I ∪ J ∪ K and their weights in Σ c (|I| + 1 on J, 1 on I and K).
+
+    I are the rows ``tree`` misclassifies; the clusters are the correctly classified rows of each leaf; in a
+    cluster, Ī are its interior points (LP (24)), J the other points carrying some λ_ji > 0, K the rest.
+    """
+    wrong = tree.predict(X) != y
+    keep = wrong.copy()
+    representer = np.zeros(len(X), dtype=bool)
+    for rows in _clusters(tree, X, y, mask=~wrong):
+        cover = interior_points(X[rows], epsilon_prime)
+        keep[rows[~cover.interior]] = True
+        representer[rows[np.unique(cover.weights.indices)]] = True
+    selected = np.flatnonzero(keep)
+    weights = np.where(representer[selected], wrong.sum() + 1.0, 1.0)
+    return selected, weights
+
+
+def iterative_training(fit_tree: Callable[[np.ndarray, np.ndarray, Tree | None], Tree], X, y, *, depth: int,
+                       beta1: float, beta2: float, epsilon_prime: float, n_iterations: int,
+                       cart: DecisionTreeClassifier | None = None) -> tuple[Tree, list[dict]]:
+    """Algorithm 3. ``fit_tree(rows, sample_weight, warm_start)`` trains a tree on ``X[rows]`` minimising the
+    weighted misclassifications (plus its regularisers) and returns an odtlib Tree; it starts from the CART
+    tree ``cart`` (default: CART of ``depth``, ``random_state=0``). Returns the last tree and the history, one
+    dict per tree (iteration 0 is the start tree, trained on every row): iteration, n_selected, train_accuracy.
+
+    Algorithm 3 keeps every point of J and K (dropping one would void Proposition 2), so β1 and β2 only pass
+    the check of Algorithm 1's condition (the estimator hands one set of data-selection parameters to every
+    method). Proposition 2 (accuracy never decreases with α1 = α2 = 0 and exact solves) holds at depth 1;
+    at depth >= 2 two leaves of one class can hold the J points of a cluster with another leaf between them,
+    so a point of Ī can change class (the paper's proof assumes the J points share a leaf).
+    """
+    X, y = check_X_y(X, y, dtype=np.float64)
+    _check_betas(beta1, beta2, X.shape[1])
+    if cart is None:
+        cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
+    tree = tree_from_cart(cart, cart.classes_)
+    history = [{"iteration": 0, "n_selected": len(X), "train_accuracy": float(np.mean(tree.predict(X) == y))}]
+    for iteration in range(1, n_iterations + 1):
+        rows, weights = iterative_selection(tree, X, y, epsilon_prime)
+        tree = fit_tree(rows, weights, tree)
+        history.append({"iteration": iteration, "n_selected": len(rows),
+                        "train_accuracy": float(np.mean(tree.predict(X) == y))})
+    return tree, history
