@@ -24,7 +24,10 @@ How the per-point LPs are solved (``interior_points``), all exact for ε' = 0:
 2. *Hull columns.* For ε' = 0 a point that is not a vertex of conv(N) lies in conv(N \\ {j}) = conv(vertices
    of N), so its LP needs only the vertices as columns. Qhull finds the vertices in the affine hull of the
    cluster (up to ``MAX_HULL_DIMENSION`` dimensions). Restricting the columns can only turn a ``b_j = 1`` into
-   a 0, never the reverse: every interior point comes with its certificate λ.
+   a 0, never the reverse: every interior point comes with its certificate λ. A non-vertex then needs no LP
+   at all: the Delaunay simplex of the vertices that holds it gives its barycentric coordinates, a vertex
+   solution of its LP (at most d + 1 affinely independent columns); the vertices themselves, and any point
+   Qhull places in no simplex, go to the LP.
 3. *Feasibility instead of max b.* The LP of point j is feasible with b_j = 1 exactly when its optimum has
    ``floor(b_j) = 1`` (Theorem 4), so each LP is "Σ λ_i x_i within ε' of x_j, Σ λ_i = 1, λ >= 0" on one reused
    HiGHS model whose row bounds change from point to point (the simplex restarts from the last basis).
@@ -143,28 +146,57 @@ class ConvexCover:
     n_lps: int
 
 
-def hull_vertex_candidates(points: np.ndarray) -> np.ndarray | None:
-    """Indices of the vertices of conv(points) (distinct points), found by Qhull in their affine hull; None
-    when that hull has more than ``MAX_HULL_DIMENSION`` dimensions or Qhull fails."""
-    from scipy.spatial import ConvexHull, QhullError
-
-    m = len(points)
-    if m <= 2:
-        return np.arange(m)
+def affine_coordinates(points: np.ndarray) -> np.ndarray | None:
+    """Coordinates of the points in their affine hull (an orthonormal basis from the SVD), or None when it
+    has more than ``MAX_HULL_DIMENSION`` dimensions."""
     centred = points - points.mean(axis=0)
     _, singular, basis = np.linalg.svd(centred, full_matrices=False)
-    rank = int(np.sum(singular > 1e-10 * singular[0]))
-    if rank > MAX_HULL_DIMENSION:
-        return None
-    coordinates = centred @ basis[:rank].T
+    rank = int(np.sum(singular > 1e-10 * singular[0])) if len(points) > 1 else 0
+    return None if rank > MAX_HULL_DIMENSION else centred @ basis[:rank].T
+
+
+def hull_vertex_candidates(coordinates: np.ndarray) -> np.ndarray | None:
+    """Indices of the vertices of the hull of distinct points given by their affine coordinates (Qhull), or
+    None when Qhull fails."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    m, rank = coordinates.shape
+    if rank == 0 or m <= rank + 1:
+        return np.arange(m)
     if rank == 1:
         return np.unique([coordinates[:, 0].argmin(), coordinates[:, 0].argmax()])
-    if m <= rank + 1:
-        return np.arange(m)
     try:
         return np.sort(ConvexHull(coordinates).vertices)
     except QhullError:
         return None
+
+
+def barycentric_weights(coordinates: np.ndarray, vertices: np.ndarray, targets: np.ndarray) -> list:
+    """λ of each target point in a Delaunay simplex of the hull vertices: (column indices into ``vertices``,
+    weights), a vertex solution of its LP (at most rank + 1 affinely independent columns); None for a target
+    Qhull places in no simplex (those go to the LP)."""
+    from scipy.spatial import Delaunay, QhullError
+
+    rank = coordinates.shape[1]
+    if rank < 2 or len(targets) == 0:
+        return [None] * len(targets)
+    try:
+        triangulation = Delaunay(coordinates[vertices])
+    except QhullError:
+        return [None] * len(targets)
+    x = coordinates[targets]
+    simplex = triangulation.find_simplex(x)
+    transform = triangulation.transform[simplex]
+    partial = np.einsum("ijk,ik->ij", transform[:, :rank], x - transform[:, rank])
+    weights = np.c_[partial, 1 - partial.sum(axis=1)]
+    found = []
+    for s, w in zip(simplex, weights):
+        if s < 0 or w.min() < -1e-9:
+            found.append(None)
+            continue
+        keep = w > SUPPORT_TOL
+        found.append((triangulation.simplices[s][keep], w[keep]))
+    return found
 
 
 def _chunked_solves(columns: np.ndarray, targets: np.ndarray, own: np.ndarray, epsilon_prime: float,
@@ -185,11 +217,21 @@ def _distinct_cover(points: np.ndarray, epsilon_prime: float, n_jobs: int
                     ) -> tuple[np.ndarray, dict[int, tuple[np.ndarray, np.ndarray]], int]:
     """LP (24) on distinct points: b, and λ (indices into ``points``) of every interior point."""
     m = len(points)
-    candidates = hull_vertex_candidates(points) if epsilon_prime == 0 else None
+    coordinates = affine_coordinates(points) if epsilon_prime == 0 else None
+    candidates = None if coordinates is None else hull_vertex_candidates(coordinates)
     columns = np.arange(m) if candidates is None else candidates
     column_of = np.full(m, -1)
     column_of[columns] = np.arange(len(columns))
-    found, n_lps = _chunked_solves(points[columns], points, column_of, epsilon_prime, n_jobs)
+    found: list = [None] * m
+    by_lp = np.arange(m)
+    if candidates is not None:                     # non-vertices: a Delaunay simplex of the vertices holds them
+        others = np.flatnonzero(column_of < 0)
+        for j, r in zip(others, barycentric_weights(coordinates, candidates, others)):
+            found[j] = r
+        by_lp = np.array([j for j in range(m) if found[j] is None], dtype=int)
+    solved, n_lps = _chunked_solves(points[columns], points[by_lp], column_of[by_lp], epsilon_prime, n_jobs)
+    for j, r in zip(by_lp, solved):
+        found[j] = r
     interior = np.array([r is not None for r in found], dtype=bool)
     lam = {j: (columns[r[0]], r[1]) for j, r in enumerate(found) if r is not None}
     # representation pass: λ on non-interior points only
