@@ -6,6 +6,8 @@ sweep over directions (checked against the subset-enumeration oracle of ``oracle
 """
 from __future__ import annotations
 
+from itertools import combinations_with_replacement
+
 import numpy as np
 import pytest
 from scipy.optimize import linprog
@@ -14,7 +16,7 @@ from sklearn.tree import DecisionTreeClassifier
 from odtlib.models import data_selection
 from odtlib.models.data_selection import (LPDataSelector, algorithm1, balanced_selection, interior_points,
                                           iterative_selection, iterative_training, leaf_boundaries)
-from odtlib.tree import HyperplaneSplit, Leaf, Tree
+from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
 from tests.oracles_hyperplane import best_hyperplane_tree
 
 TOL = 1e-6
@@ -297,6 +299,46 @@ def test_proposition_2_accuracy_never_decreases(seed):
     assert history[-1]["n_selected"] < len(X)                   # it did drop points
     assert isinstance(calls[0][2], Tree) and calls[1][2] is not calls[0][2]
     assert accuracy[-1] == pytest.approx(np.mean(tree.predict(X) == y))
+
+
+def best_four_intervals(x: np.ndarray, y: np.ndarray, weight: np.ndarray, classes: np.ndarray) -> Tree:
+    """Exact depth-2 tree on one feature for weighted misclassification: a depth-2 tree on a line is any
+    three cuts (the middle one at the root) with the weighted majority class on each of the four intervals."""
+    order = np.argsort(x)
+    xs, ys, ws, n = x[order], y[order], weight[order], len(x)
+    edges = np.r_[xs[0] - 1, (xs[:-1] + xs[1:]) / 2, xs[-1] + 1]           # a threshold before each position
+    best = (np.inf, None)
+    for cuts in combinations_with_replacement(range(n + 1), 3):
+        bounds = (0, *cuts, n)
+        per_class = [np.array([ws[lo:hi][ys[lo:hi] == c].sum() for c in classes]) for lo, hi in
+                     zip(bounds, bounds[1:])]
+        cost = sum(p.sum() - p.max() for p in per_class)
+        if cost < best[0] - 1e-9:
+            labels = [classes[int(np.argmax(p))] for p in per_class]
+            t = edges[list(cuts)]
+            best = (cost, Tree({1: UnivariateSplit(0, 2, 3, t[1]), 2: UnivariateSplit(0, 4, 5, t[0]),
+                                3: UnivariateSplit(0, 6, 7, t[2]), 4: Leaf(labels[0]), 5: Leaf(labels[1]),
+                                6: Leaf(labels[2]), 7: Leaf(labels[3])}))
+    return best[1]
+
+
+def test_proposition_2_can_fail_at_depth_2():
+    """The proof's step "J classified right => Ī classified right" needs the J points of a cluster in one leaf.
+    Here CART's leaf (0.3755, 0.9075] holds the class-1 cluster {0.175, 0.511, 0.544, 0.607, 0.872}:
+    Ī = {0.511, 0.544, 0.607}, J = {0.175, 0.872}. An exact solve of the weighted objective (1 error, against
+    CART's 2) puts the two J points in two class-1 leaves and Ī in a class-0 leaf between them, so the
+    training accuracy falls from 0.8 to 0.6."""
+    x = np.array([0.081, 0.175, 0.376, 0.511, 0.544, 0.607, 0.802, 0.872, 0.943, 0.976])
+    y = np.array([0, 1, 0, 1, 1, 1, 0, 1, 0, 0])
+    X = x[:, None]
+
+    def fit_tree(rows, sample_weight, warm_start):
+        return best_four_intervals(x[rows], y[rows], sample_weight, np.array([0, 1]))
+
+    _, history = iterative_training(fit_tree, X, y, depth=2, beta1=0.2, beta2=0.05, epsilon_prime=0.0,
+                                    n_iterations=1)
+    assert [h["train_accuracy"] for h in history] == [0.8, 0.6]
+    assert history[1]["n_selected"] == 7
 
 
 # ---------------------------------------------------------------------------- input validation

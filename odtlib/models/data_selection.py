@@ -58,8 +58,8 @@ from sklearn.utils.validation import check_is_fitted, check_X_y
 from odtlib.models._pipeline import store_parameters, tree_from_cart
 from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
 
-__all__ = ["LPDataSelector", "iterative_training", "interior_points", "ConvexCover", "MAX_HULL_DIMENSION",
-           "MAX_BALANCED_POINTS"]
+__all__ = ["LPDataSelector", "iterative_training", "iterative_selection", "interior_points", "ConvexCover",
+           "algorithm1", "balanced_selection", "leaf_boundaries", "MAX_HULL_DIMENSION", "MAX_BALANCED_POINTS"]
 
 MAX_HULL_DIMENSION = 5        # Qhull finds hull vertices up to this affine dimension; above, every point is a column
 MAX_BALANCED_POINTS = 150     # LP (32) has |N|^2 weights λ_ji: the balanced variant is for small clusters
@@ -321,15 +321,13 @@ def algorithm1(X: np.ndarray, cover: ConvexCover, planes: list, beta1: float, be
     if interior.sum() >= (1 - beta1) * n:
         return ~interior, 1
     main = np.zeros(n, dtype=bool)                            # J: λ_ji >= 1/(d+1) for some interior j
-    if cover.weights.nnz:
-        main[cover.weights.indices[cover.weights.data >= 1 / (d + 1) - 1e-9]] = True
-    target = math.ceil(beta2 * n)
+    main[cover.weights.indices[cover.weights.data >= 1 / (d + 1) - 1e-9]] = True
     if main.sum() > beta2 * n:
         return main, 2
-    rest = np.flatnonzero(~interior & ~main)                  # K
+    rest = np.flatnonzero(~interior & ~main)                  # K, nearest the leaf's boundary first
     nearest = rest[np.argsort(distance_to_boundaries(X[rest], planes), kind="stable")]
     selected = main.copy()
-    selected[nearest[: max(target - int(main.sum()), 0)]] = True
+    selected[nearest[: math.ceil(beta2 * n) - int(main.sum())]] = True
     return selected, 3
 
 
@@ -340,10 +338,10 @@ def _program_19(points: np.ndarray):
     pairs_j, pairs_i = np.nonzero(~np.eye(m, dtype=bool))
     n_lam = len(pairs_j)
     lam_col = 2 * m + np.arange(n_lam)
-    blocks_r, blocks_c, blocks_v = [], [], []
+    entries: list[tuple] = []                 # (rows, columns, values) blocks of the sparse matrix
 
-    def add(r, c, v):
-        blocks_r.append(np.asarray(r)), blocks_c.append(np.asarray(c)), blocks_v.append(np.asarray(v, dtype=float))
+    def add(rows, cols, values):
+        entries.append((rows, cols, np.asarray(values, dtype=float)))
 
     for k in range(d):                     # b_j x_jk - Σ_i λ_ji x_ik = 0
         add(k * m + np.arange(m), m + np.arange(m), points[:, k])
@@ -357,11 +355,11 @@ def _program_19(points: np.ndarray):
     add(pair_row, np.arange(m), np.ones(m))
     add(pair_row, m + np.arange(m), np.ones(m))
     n_rows = (d + 2) * m + n_lam
-    matrix = sparse.csc_matrix((np.concatenate(blocks_v), (np.concatenate(blocks_r), np.concatenate(blocks_c))),
-                               shape=(n_rows, 2 * m + n_lam))
+    rows, cols, values = (np.concatenate(part) for part in zip(*entries))
+    matrix = sparse.csc_matrix((values, (rows, cols)), shape=(n_rows, 2 * m + n_lam))
     lower = np.concatenate([np.zeros((d + 1) * m), np.full(n_lam + m, -np.inf)])
     upper = np.concatenate([np.zeros((d + 1) * m), np.zeros(n_lam), np.ones(m)])
-    return matrix, lower, upper, pairs_j, pairs_i
+    return matrix, lower, upper
 
 
 def balanced_selection(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -378,7 +376,7 @@ def balanced_selection(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     if m > MAX_BALANCED_POINTS:
         raise ValueError(f"the balanced data selection solves LP (32) with |N|^2 weights; a cluster has {m} "
                          f"distinct points, above MAX_BALANCED_POINTS = {MAX_BALANCED_POINTS}: use method='lp'")
-    matrix, row_lower, row_upper, _, _ = _program_19(points)
+    matrix, row_lower, row_upper = _program_19(points)
     n_col = matrix.shape[1]
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n_col, matrix.shape[0]
@@ -402,6 +400,8 @@ def balanced_selection(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
                                 np.full(2 * m, highspy.HighsVarType.kInteger))
     highs.setOptionValue("mip_rel_gap", 0.0)
     highs.run()                                                         # (19) on the ambiguous points
+    if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:    # a = 1 off I1 is always feasible
+        raise RuntimeError(f"HiGHS did not solve (19) of a cluster of {m} points: {highs.getModelStatus()}")
     solution = np.round(np.asarray(highs.getSolution().col_value)[: 2 * m]).astype(bool)
     selected_d, covered_d = solution[:m], solution[m:]
     selected = np.zeros(len(X), dtype=bool)
@@ -413,7 +413,8 @@ def balanced_selection(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
 
 # ---------------------------------------------------------------------------- the selector
 def _check_betas(beta1: float, beta2: float, n_features: int) -> None:
-    """Algorithm 1's condition β2 < (d + 1)(1 - β1): more representers than J can ever hold are pointless."""
+    """Algorithm 1's condition β2 < (d + 1)(1 - β1): |J| <= (d + 1)|I| < (d + 1)(1 - β1)|N| past the first
+    branch, so with a larger β2 the second branch could never be taken."""
     if not beta2 < (n_features + 1) * (1 - beta1):
         raise ValueError(f"beta2={beta2} must be below (d + 1)(1 - beta1) = {(n_features + 1) * (1 - beta1):g} "
                          f"for d={n_features} features (Algorithm 1): lower beta2 or beta1")
@@ -537,9 +538,10 @@ def iterative_training(fit_tree: Callable[[np.ndarray, np.ndarray, Tree | None],
 
     Algorithm 3 keeps every point of J and K (dropping one would void Proposition 2), so β1 and β2 only pass
     the check of Algorithm 1's condition (the estimator hands one set of data-selection parameters to every
-    method). Proposition 2 (accuracy never decreases with α1 = α2 = 0 and exact solves) holds at depth 1;
-    at depth >= 2 two leaves of one class can hold the J points of a cluster with another leaf between them,
-    so a point of Ī can change class (the paper's proof assumes the J points share a leaf).
+    method). Proposition 2 (accuracy never decreases with α1 = α2 = 0 and exact solves) holds at depth 1, where
+    each class's region is a half-space and so holds the hull of the J points it classifies right. At depth
+    >= 2 it can fail: two leaves of the cluster's class can hold its J points with a leaf of another class
+    between them, where Ī then falls (an instance: ``test_proposition_2_can_fail_at_depth_2``).
     """
     X, y = check_X_y(X, y, dtype=np.float64)
     _check_betas(beta1, beta2, X.shape[1])
