@@ -17,7 +17,8 @@ from odtlib.models.regularized_flowoct import RegularizedFlowOCT
 from odtlib.models.soct import SOCT
 from odtlib.models.univariate_oct import UnivariateOCT
 from odtlib.models.svm_tree import SVMTreeClassifier
+from odtlib.models.svm1odt import SVM1ODT
 
 __all__ = ["ODTClassifier", "MIPTreeClassifier", "NotProvedOptimalWarning", "CategoricalODT", "FlowOCT",
            "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT",
-           "SVMTreeClassifier"]
+           "SVMTreeClassifier", "SVM1ODT"]
