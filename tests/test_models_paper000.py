@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -14,9 +15,10 @@ import pytest
 from odtlib.encoders import FeatureGroup
 from odtlib.feature_selection import cart_feature_groups
 from odtlib.models import CategoricalODT
+from odtlib.models.accel.subtree_bounds import SubsetSubtreeSolver
 from odtlib.models.categorical_odt import Group, build_model, floor_count
 from odtlib.models.topologies import SHAPES, Topology, get_topology
-from odtlib.solvers import available_solvers, solve
+from odtlib.solvers import SolverCapabilityWarning, available_solvers, solve
 from odtlib.tree import SubsetSplit
 from tests.oracles_subset import best_weighted, best_with_floor, frontier
 
@@ -296,3 +298,107 @@ def test_max_card_with_relaxation_stays_exact():
     A, y, groups = tiny_data(7, sizes=(5, 2, 4))
     model = fit(A, y, groups, topology="depth2", max_card=1, relaxed_integrality=True)
     assert_tree_matches(model, best_weighted(frontier(A, y == 1, groups, SHAPES["depth2"], max_card=1)))
+
+
+# ------------------------------------------------------------------------------------------ subtree decomposition
+def subtree_score(A, positive, tests, weight):
+    """Weighted correct count of a height-1 or height-2 subtree given as best_tests() returns it."""
+    A = np.asarray(A) > 0.5
+
+    def leaf_adjacent(rows, test):
+        left = rows & A[:, test[1]].any(axis=1)
+        return weight[left & ~positive].sum() + weight[rows & ~left & positive].sum()
+
+    def score(rows):
+        if len(tests) == 1:
+            return leaf_adjacent(rows, tests[0])
+        left = A[:, tests[0][1]].any(axis=1)
+        return leaf_adjacent(rows & left, tests[1]) + leaf_adjacent(rows & ~left, tests[2])
+    return score
+
+
+@pytest.mark.parametrize("ordinal,max_card,class_weight", [(False, None, 1.0), (True, None, 1.0), (False, 1, 2.0),
+                                                           (True, 2, 0.5)])
+def test_subtree_solver_equals_the_oracle_on_sample_sets(ordinal, max_card, class_weight):
+    """OPT_1 and OPT_2 (fixed labels, allowed tests) against enumeration, and best_tests reaches them."""
+    rng = np.random.default_rng(1)
+    for seed in range(3):
+        A, y, groups = tiny_data(seed, n=30, sizes=(3, 2, 5))
+        positive = y == 1
+        named = [Group(f"g{t}", tuple(c), ordinal=t == 2) for t, c in enumerate(groups)]
+        solver = SubsetSubtreeSolver(A, positive, named, class_weight, ordinal=ordinal, max_card=max_card)
+        weight = np.where(positive, 1.0, class_weight)
+        for _ in range(3):
+            rows = rng.random(len(y)) < 0.7
+            for height, shape in ((1, (None, None)), (2, SHAPES["depth2"])):
+                expected = best_weighted(frontier(A[rows], positive[rows], groups, shape,
+                                                  ordinal_groups=(2,) if ordinal else (), max_card=max_card,
+                                                  free_labels=False), class_weight)
+                assert solver.bound(rows, height) == pytest.approx(expected)
+                score = subtree_score(A, positive, solver.best_tests(rows, height), weight)
+                assert score(rows) == pytest.approx(expected)
+
+
+def test_subtree_optimum_facts_behind_the_cuts():
+    """(SB) rests on OPT_h being monotone and OPT_h(S ∪ T) <= OPT_h(S) + w(T); checked on random sets."""
+    A, y, groups = tiny_data(4, n=30)
+    positive = y == 1
+    solver = SubsetSubtreeSolver(A, positive, [Group(f"g{t}", tuple(c)) for t, c in enumerate(groups)], 1.5,
+                                 ordinal=False)
+    weight = np.where(positive, 1.0, 1.5)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        S, T = rng.random(len(y)) < 0.5, rng.random(len(y)) < 0.3
+        for height in (1, 2):
+            assert solver.bound(S & ~T, height) <= solver.bound(S, height) + 1e-9
+            assert solver.bound(S | T, height) <= solver.bound(S, height) + weight[T & ~S].sum() + 1e-9
+
+
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_subtree_benders_equals_brute_force(topology):
+    if "scip" not in available_solvers():
+        pytest.skip("scip not installed")
+    A, y, groups = tiny_data(3)
+    expected = best_weighted(frontier(A, y == 1, groups, SHAPES[topology]))
+    model = fit(A, y, groups, topology=topology, ordinal_splits=False, subtree_benders=True, solver="scip")
+    assert_tree_matches(model, expected)
+
+
+@pytest.mark.parametrize("anchors,ordinal,max_card,class_weight", [
+    (False, False, None, 1.0), (True, True, None, 1.0), (True, False, 1, 1.0), (False, True, 1, 2.0)])
+def test_subtree_benders_joins_the_toggle_matrix(anchors, ordinal, max_card, class_weight):
+    """The decomposition on SCIP and on HiGHS (restart loop) reaches the oracle's optimum whatever the switches
+    of its master (formulation (8)'s own switches are checked above)."""
+    A, y, groups = tiny_data(6, sizes=(3, 2, 4))
+    fgroups = [FeatureGroup(f"g{t}", cols, "ordinal" if t == 2 else "categorical") for t, cols in enumerate(groups)]
+    expected = best_weighted(frontier(A, y == 1, groups, SHAPES["depth3"], ordinal_groups=(2,) if ordinal else (),
+                                      max_card=max_card), class_weight)
+    params = dict(topology="depth3", anchors=anchors, ordinal_splits=ordinal, max_card=max_card,
+                  class_weight=class_weight)
+    for solver in ("scip", "highs"):
+        if solver not in available_solvers():
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SolverCapabilityWarning)
+            model = fit(A, y, fgroups, subtree_benders=True, solver=solver, **params)
+        assert_tree_matches(model, expected)
+
+
+def test_subtree_benders_on_highs_says_it_runs_a_restart_loop():
+    A, y, groups = tiny_data(0, n=12)
+    with pytest.warns(SolverCapabilityWarning, match="restart loop"):
+        fit(A, y, groups, topology="depth2", subtree_benders=True, solver="highs")
+
+
+@pytest.mark.parametrize("params,data,match", [
+    ({"maximize": "sensitivity", "floor": 0.9}, "tiny", "maximize='accuracy'"),
+    ({"proper_splits": True}, "tiny", "proper_splits"),
+    ({}, "wide", "set max_card"),
+    ({}, "multi_hot", "at most one 1 per row"),
+])
+def test_subtree_benders_refuses_what_it_cannot_solve(params, data, match):
+    A, y, groups = tiny_data(0, sizes=(3, 2, 13) if data == "wide" else SIZES)
+    if data == "multi_hot":
+        A[0, groups[0]] = 1
+    with pytest.raises(ValueError, match=match):
+        fit(A, y, groups, topology="depth3", ordinal_splits=False, subtree_benders=True, solver="highs", **params)

@@ -51,11 +51,26 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _num_features
 
 from odtlib.encoders import CategoricalEncoding, FeatureGroup
-from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, objective_step, store_parameters
+from odtlib.models._pipeline import (
+    FitContext,
+    MIPTreeClassifier,
+    PluginNeed,
+    common_constraints,
+    objective_step,
+    store_parameters,
+)
+from odtlib.models.accel.subtree_bounds import (
+    SubsetSubtreeSolver,
+    SubtreeBendersCuts,
+    ancestors,
+    frontier_nodes,
+    node_heights,
+)
 from odtlib.models.topologies import Topology, get_topology
+from odtlib.solvers import BranchAndCut
 from odtlib.tree import Leaf, SubsetSplit, Tree
 
-__all__ = ["CategoricalODT", "Group", "build_model", "decode_tree", "tree_counts"]
+__all__ = ["CategoricalODT", "Group", "build_master", "build_model", "decode_tree", "tree_counts"]
 
 MAXIMIZE = ("accuracy", "sensitivity", "specificity")
 
@@ -131,6 +146,52 @@ def build_model(
     if max_card is not None:
         add_max_card(model, max_card, skip_ordinal=ordinal)     # Section 4.5
     add_objective(model, class_weight, maximize, floor)         # (8a) or (15)-(16)
+    return model
+
+
+def build_master(
+    A: np.ndarray,
+    positive: np.ndarray,
+    groups: Sequence[Group],
+    topology: str | Topology = "depth3",
+    *,
+    class_weight: float = 1.0,
+    anchor: bool = True,
+    ordinal: bool = True,
+    max_card: int | None = None,
+) -> pyo.ConcreteModel:
+    """The master of the subtree decomposition (:mod:`odtlib.models.accel.subtree_bounds`): the tests of the
+    nodes of height >= 3 with (1), (2), (13) and Sections 4.4-4.5, one θ_k per frontier node k, max Σ_k θ_k.
+    The cuts (SB) that bound θ come from :class:`~odtlib.models.accel.subtree_bounds.SubtreeBendersCuts`."""
+    A = np.asarray(A) > 0.5
+    positive = np.asarray(positive, dtype=bool)
+    topo = get_topology(topology)
+    heights = node_heights(topo)
+    model = pyo.ConcreteModel(name=f"CategoricalODT-master({topo.name})")
+    model.topology = topo
+    model.groups = list(groups)
+    model.K = pyo.Set(initialize=[k for k in topo.decision_nodes if heights[k] >= 3], ordered=True,
+                      doc="decision nodes of height >= 3")
+    model.G = pyo.Set(initialize=range(len(model.groups)), ordered=True, doc="feature groups")
+    model.J = pyo.Set(initialize=[j for g in model.groups for j in g.columns], ordered=True,
+                      doc="0/1 columns of the groups")
+    model.frontier = pyo.Set(initialize=frontier_nodes(topo), ordered=True, doc="roots of the exact subtrees")
+    model.group_of = {j: gi for gi, g in enumerate(model.groups) for j in g.columns}
+    columns = np.asarray(list(model.J), dtype=np.int64)
+    model.ones = [columns[A[i, columns]].tolist() for i in range(len(positive))]  # {j ∈ J: a^i_j = 1}
+    model.v = pyo.Var(model.K, model.G, within=pyo.UnitInterval, doc="v^k_g: group g tested at node k")
+    model.z = pyo.Var(model.K, model.J, within=pyo.Binary, doc="z^k_j: column j in node k's left subset")
+    total = float(positive.sum() + class_weight * (~positive).sum())
+    model.theta = pyo.Var(model.frontier, bounds=(0, total), doc="θ_k: weighted correct samples below k")
+    add_group_selection(model)                                  # (1)
+    add_subset_in_selected_group(model)                         # (2)
+    if anchor:
+        add_anchor_features(model, _one_hot_groups(A, groups))  # (13)
+    if ordinal:
+        add_ordinal_constraints(model)                          # Section 4.4
+    if max_card is not None:
+        add_max_card(model, max_card, skip_ordinal=ordinal)     # Section 4.5
+    model.objective = pyo.Objective(expr=sum(model.theta[k] for k in model.frontier), sense=pyo.maximize)
     return model
 
 
@@ -321,12 +382,43 @@ def floor_count(floor: float, n: int) -> int:
 
 # ---------------------------------------------------------------------------------------------- decoding
 def decode_tree(model: pyo.ConcreteModel, labels: tuple, feature_names: list[str] | None = None) -> Tree:
-    """The tree of a solved model: at node k the group with the largest v and the columns with z > 1/2.
+    """The tree of a solved model (8), see :func:`model_tests` and :func:`tree_from_tests`."""
+    return tree_from_tests(model.topology, model.groups, model_tests(model), labels, feature_names)
+
+
+def model_tests(model: pyo.ConcreteModel) -> dict[int, tuple[int, list[int]]]:
+    """{k: (group, left columns)} for the nodes K of a solved model: at node k the group with the largest v
+    and the columns with z > 1/2."""
+    tests = {}
+    for k in model.K:
+        g = max(model.G, key=lambda gi: pyo.value(model.v[k, gi]))
+        tests[k] = (g, [j for j in model.groups[g].columns if pyo.value(model.z[k, j]) > 0.5])
+    return tests
+
+
+def complete_tests(topo: Topology, solver: SubsetSubtreeSolver, tests: dict, A: np.ndarray) -> dict:
+    """The master's ``tests`` plus an optimal subtree at every frontier node, on the samples of the 0/1 data
+    ``A`` that the master's tests send there."""
+    A = np.asarray(A) > 0.5
+    heights = node_heights(topo)
+    tests = dict(tests)
+    for k in frontier_nodes(topo):
+        reached = np.ones(len(A), dtype=bool)
+        for node, side in ancestors(topo, k):
+            left = A[:, tests[node][1]].any(axis=1)
+            reached &= left if side == "L" else ~left
+        nodes = [k] if heights[k] == 1 else [k] + [child for _, child in topo.children[k]]
+        tests.update(zip(nodes, solver.best_tests(reached, heights[k])))
+    return tests
+
+
+def tree_from_tests(topo: Topology, groups: Sequence[Group], tests: dict, labels: tuple,
+                    feature_names: list[str] | None = None) -> Tree:
+    """The tree with test ``tests[k] = (group, left columns)`` at every decision node k of ``topo``.
 
     ``labels = (negative label, positive label)``. A node with an empty subset sends every sample right, so
     it is replaced by its right subtree (a :class:`~odtlib.tree.SubsetSplit` needs one column).
     """
-    topo: Topology = model.topology
     n_nodes = len(topo.decision_nodes)
     nodes: dict = {}
 
@@ -335,9 +427,9 @@ def decode_tree(model: pyo.ConcreteModel, labels: tuple, feature_names: list[str
             node_id = n_nodes + ident
             nodes[node_id] = Leaf(labels[int(topo.is_positive_leaf(ident))])
             return node_id
-        g = max(model.G, key=lambda gi: pyo.value(model.v[ident, gi]))
-        group = model.groups[g]
-        chosen = [t for t, j in enumerate(group.columns) if pyo.value(model.z[ident, j]) > 0.5]
+        g, columns = tests[ident]
+        group = groups[g]
+        chosen = [t for t, j in enumerate(group.columns) if j in columns]
         (left_kind, left), (right_kind, right) = topo.children[ident]
         if not chosen:
             return build(right_kind, right)
@@ -436,6 +528,15 @@ class CategoricalODT(MIPTreeClassifier):
         (Proposition 3). They do not change the optimum; the ablation of Tables 2-3 switches them off.
     proper_splits : bool, default False
         Add (9)-(10) (every test sends some value each way). Off in the paper; it can lower the optimum.
+    subtree_benders : bool, default False
+        Not in the paper: solve the same problem by the subtree decomposition of
+        :mod:`odtlib.models.accel.subtree_bounds` -- a master MIP over the tests of the nodes of height >= 3
+        (with ``anchors``, ``ordinal_splits`` and ``max_card``), and every subtree of height <= 2 below them
+        solved exactly on the samples that reach it, joined by lazy Benders cuts. Formulation (8) is not
+        built, so ``strengthened_routing``, ``pruned_routing`` and ``relaxed_integrality`` do not apply. Needs
+        lazy rows (``solver="scip"`` runs them in the search; HiGHS by a restart loop, with a warning),
+        ``maximize="accuracy"``, no ``proper_splits``, groups with at most one 1 per row, and unrestricted
+        groups of at most 12 values (or ``max_card``).
     solver, time_limit, mip_gap, threads, seed, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``mip_gap=None`` proves the
         exact optimum. There is no warm start: the fixed topology and its pre-labelled leaves leave no
@@ -456,7 +557,7 @@ class CategoricalODT(MIPTreeClassifier):
         "ordinal_splits": ["boolean"], "maximize": [StrOptions(set(MAXIMIZE))],
         "floor": [Interval(numbers.Real, 0, 1, closed="right"), None],
         "strengthened_routing": ["boolean"], "anchors": ["boolean"], "pruned_routing": ["boolean"],
-        "relaxed_integrality": ["boolean"], "proper_splits": ["boolean"],
+        "relaxed_integrality": ["boolean"], "proper_splits": ["boolean"], "subtree_benders": ["boolean"],
     }
 
     PAPER_METHODS = {   # Tables 2-3: the enhancements of Section 4.3 left out one at a time; (14) always on
@@ -471,7 +572,7 @@ class CategoricalODT(MIPTreeClassifier):
                  max_card: int | None = None, ordinal_splits: bool = True, maximize: str = "accuracy",
                  floor: float | None = None, feature_selection=None, strengthened_routing: bool = True,
                  anchors: bool = True, pruned_routing: bool = True, relaxed_integrality: bool = True,
-                 proper_splits: bool = False, solver: str = "highs", time_limit: float | None = None,
+                 proper_splits: bool = False, subtree_benders: bool = False, solver: str = "highs", time_limit: float | None = None,
                  mip_gap: float | None = None, threads: int = 1, seed: int = 0, solver_options: dict | None = None,
                  keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
@@ -485,6 +586,9 @@ class CategoricalODT(MIPTreeClassifier):
                              f"got floor={self.floor!r}")
         if self.maximize == "accuracy" and self.floor is not None:
             raise ValueError("floor only applies with maximize='sensitivity' or 'specificity'")
+        if self.subtree_benders and (self.maximize != "accuracy" or self.proper_splits):
+            raise ValueError("subtree_benders=True solves maximize='accuracy' without proper_splits; switch it off "
+                             "for a rate floor or (9)-(10)")
         fs = self.feature_selection
         if fs is not None and fs != "cart" and (isinstance(fs, str) or not isinstance(fs, Sequence)):
             raise ValueError(f"feature_selection must be None, 'cart' or a list of group names, got {fs!r}")
@@ -521,8 +625,15 @@ class CategoricalODT(MIPTreeClassifier):
     # ------------------------------------------------------------------ pipeline hooks
     def _context(self, X, y) -> CategoricalContext:
         labels = self._labels()
-        return CategoricalContext(X, y, self.classes_, depth=get_topology(self.topology).depth, labels=labels,
-                                  positive=self.classes_[y] == labels[1], groups=self._selected_groups(X, y))
+        ctx = CategoricalContext(X, y, self.classes_, depth=get_topology(self.topology).depth, labels=labels,
+                                 positive=self.classes_[y] == labels[1], groups=self._selected_groups(X, y))
+        if self.subtree_benders:
+            topo = get_topology(self.topology)
+            heights = node_heights(topo)
+            ctx.subtrees = SubsetSubtreeSolver(
+                ctx.X01, ctx.positive, ctx.groups, self.class_weight, ordinal=self.ordinal_splits,
+                max_card=self.max_card, max_height=max(heights[k] for k in frontier_nodes(topo)))
+        return ctx
 
     def _size_terms(self, ctx):
         topo = get_topology(self.topology)
@@ -531,11 +642,20 @@ class CategoricalODT(MIPTreeClassifier):
                 f"z ({nodes} decision nodes × {ctx.n_features} columns)": nodes * ctx.n_features}
 
     def _build(self, ctx):
+        if self.subtree_benders:
+            return build_master(ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self.class_weight,
+                                anchor=self.anchors, ordinal=self.ordinal_splits, max_card=self.max_card)
         return build_model(
             ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self.class_weight,
             strengthen=self.strengthened_routing, anchor=self.anchors, prune_c=self.pruned_routing,
             relax=self.relaxed_integrality, proper_splits=self.proper_splits, ordinal=self.ordinal_splits,
             max_card=self.max_card, maximize=self.maximize, floor=self.floor)
+
+    def _plugin_needs(self, ctx):
+        return [PluginNeed("subtree_benders", "lazy")] if self.subtree_benders else []
+
+    def _callbacks(self, ctx, model):
+        return BranchAndCut(lazy=[SubtreeBendersCuts(model, ctx.subtrees)]) if self.subtree_benders else None
 
     def _initial_tree(self, ctx):
         return None
@@ -548,7 +668,12 @@ class CategoricalODT(MIPTreeClassifier):
         return objective_step(self.class_weight if self.maximize == "accuracy" else 1.0)
 
     def _decode(self, ctx, model):
-        tree = decode_tree(model, ctx.labels, feature_names=getattr(self, "feature_names_in_", None))
+        names = getattr(self, "feature_names_in_", None)
+        if self.subtree_benders:
+            tests = complete_tests(model.topology, ctx.subtrees, model_tests(model), ctx.X01)
+            tree = tree_from_tests(model.topology, model.groups, tests, ctx.labels, feature_names=names)
+        else:
+            tree = decode_tree(model, ctx.labels, feature_names=names)
         ctx.notes["train_counts_"] = counts = tree_counts(tree, ctx.X, ctx.positive, ctx.labels)
         self._check_decoded_objective(counts, pyo.value(model.objective))
         return tree
@@ -595,3 +720,4 @@ class CategoricalContext(FitContext):
     labels: tuple = ()
     positive: np.ndarray | None = None
     groups: list = field(default_factory=list)
+    subtrees: SubsetSubtreeSolver | None = None           # subtree_benders: the exact subtree solver
