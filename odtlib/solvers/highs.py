@@ -36,8 +36,10 @@ status optimal, bound 0.839, returned point worth 0.814 (RegularizedBendOCT, mon
 without presolve.
 
 HiGHS' thread scheduler is global per process: when ``threads`` differs from the previous
-solve in this process, the scheduler is reset first (otherwise HiGHS refuses to run). A forked child
-resets it before running (the parent's worker threads do not exist in the child).
+solve in this process, the scheduler is reset first (otherwise HiGHS refuses to run), and so is it before
+the first solve, since other ``Highs`` objects of the process (the LPs of shattering cuts or of data
+selection, with HiGHS' default threads) may have started it. A forked child resets it before running (the
+parent's worker threads do not exist in the child).
 
 Output: with ``log=False`` nothing reaches stdout. HiGHS prints its banner from the first ``Highs``
 of a process, before any option can be set, so `new_highs` points file descriptor 1 at /dev/null
@@ -120,7 +122,7 @@ def new_highs(log: bool = False) -> highspy.Highs:
 
 def _reset_scheduler_if_needed(threads: int) -> None:
     global _scheduler_threads
-    if _scheduler_threads is not None and _scheduler_threads != threads:
+    if _scheduler_threads != threads:
         highspy.Highs.resetGlobalScheduler(True)
     _scheduler_threads = threads
 
