@@ -58,8 +58,8 @@ def test_fair_and_binoct_reach_the_univariate_optimum(method, seed):
     # Fair is UnivariateOCT (module docstring); BinOCT sees only the class-change thresholds, which lose
     # nothing: both must reach the brute force over every threshold of every feature.
     rng = np.random.default_rng(seed)
-    X = rng.integers(0, 5, size=(24, 3)) / 4
-    y = (X[:, 0] + X[:, 1] * rng.random(24) > 0.6).astype(int) + (X[:, 2] > 0.7)
+    X = rng.integers(0, 5, size=(18, 3)) / 4
+    y = (X[:, 0] + X[:, 1] * rng.random(18) > 0.6).astype(int) + (X[:, 2] > 0.7)
     model = p004.make_model(method, 2, time_limit=60).fit(X, y)
     assert model.solve_result_.status == "optimal"
     assert int((model.predict(X) == y).sum()) == brute_force_tree(_all_threshold_columns(X), y, 2)[1]
@@ -149,3 +149,20 @@ def test_claims_compare_mean_test_accuracy_on_the_datasets_run():
     assert cart["datasets"] == 2 and cart["ours_gain"] == pytest.approx((96.5 + 90) / 2 - (92 + 94) / 2)
     assert cart["paper_gain"] == pytest.approx((98.6 + 98.0) / 2 - (92.4 + 93.5) / 2) and cart["claim_holds_paper"]
     assert table.loc["S1O vs OCT-H", "datasets"] == 1                                  # Congress' OCT-H not run
+
+
+def test_s1o_takes_the_parameters_of_the_best_cross_validated_accuracy(monkeypatch):
+    # two grid points on separable data with an overlap: the 5-fold CV scores both, the refit uses the best
+    rng = np.random.default_rng(0)
+    X = rng.random((24, 2))
+    y = (X[:, 0] + X[:, 1] > 1).astype(int)
+    monkeypatch.setattr(p004, "load", lambda dataset: (X, y))
+    monkeypatch.setattr(p004, "S1O_GRID", ({"epsilon": 0.01, "alpha1": 1000.0, "alpha2": 0.1},
+                                           {"epsilon": 0.5, "alpha1": 30.0, "alpha2": 0.1}))
+    out = p004.run_medium(dict(dataset="toy", depth=1, method="S1O", split=0, solver="highs", time_limit=1,
+                               tune=True, tuning_time_limit=1))
+    scores = out["metrics"]["cv_scores"]
+    assert len(scores) == 2 and all(0 <= s <= 1 for s in scores)
+    best = p004.S1O_GRID[int(np.argmax(scores))]
+    assert out["metrics"]["selected"] == ", ".join(f"{k}={v:g}" for k, v in best.items())
+    assert out["metrics"]["n_train"] == 18 and out["metrics"]["test_acc"] >= 80
