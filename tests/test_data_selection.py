@@ -113,6 +113,17 @@ def test_flat_cluster_uses_its_affine_hull():
     assert_valid_weights(X, cover)
 
 
+def test_lattice_cluster_with_points_on_faces_and_edges():
+    """Integer-valued data (skin-segmentation is RGB / 255): a 3 x 3 x 3 grid has its 8 corners as vertices,
+    and the other 19 points sit on edges, faces and the centre of a cube whose Delaunay split is degenerate
+    (cospherical corners)."""
+    X = np.array(np.meshgrid(*[np.arange(3)] * 3)).reshape(3, -1).T / 2.0
+    cover = interior_points(X)
+    np.testing.assert_array_equal(cover.interior, [plain_lp_24(X, j) > 0.5 for j in range(len(X))])
+    assert (~cover.interior).sum() == 8
+    assert_valid_weights(X, cover)
+
+
 def test_positive_epsilon_prime_keeps_a_valid_floor_of_b():
     """ε' > 0: every interior point has b_j = 1 in LP (24) (floor(b) = 1, Theorem 4) and lies within ε' of the
     hull of the non-interior points."""

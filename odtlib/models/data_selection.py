@@ -185,17 +185,28 @@ def barycentric_weights(coordinates: np.ndarray, vertices: np.ndarray, targets: 
     except QhullError:
         return [None] * len(targets)
     x = coordinates[targets]
-    simplex = triangulation.find_simplex(x)
-    transform = triangulation.transform[simplex]
-    partial = np.einsum("ijk,ik->ij", transform[:, :rank], x - transform[:, rank])
-    weights = np.c_[partial, 1 - partial.sum(axis=1)]
+    corners = coordinates[vertices][triangulation.simplices]        # (simplices, rank + 1, rank)
+    origin = corners[:, rank]
+    edges = corners[:, :rank] - origin[:, None]                      # x - origin = w[:rank] @ edges
+    flat = np.abs(np.linalg.det(edges)) < 1e-12
+    edges[flat] = np.eye(rank)
+    to_weights = np.linalg.inv(edges)        # (Qhull's own ``transform`` takes seconds for a few hundred)
+    simplex = np.full(len(x), -1)
+    weights = np.zeros((len(x), rank + 1))
+    pending = np.arange(len(x))
+    for s in np.flatnonzero(~flat):                                  # each simplex tests every point left at once
+        if len(pending) == 0:
+            break
+        partial = np.einsum("ik,kj->ij", x[pending] - origin[s], to_weights[s])
+        w = np.c_[partial, 1 - partial.sum(axis=1)]
+        inside = w.min(axis=1) >= -1e-12
+        simplex[pending[inside]] = s
+        weights[pending[inside]] = w[inside]
+        pending = pending[~inside]
     found = []
     for s, w in zip(simplex, weights):
-        if s < 0 or w.min() < -1e-9:
-            found.append(None)
-            continue
         keep = w > SUPPORT_TOL
-        found.append((triangulation.simplices[s][keep], w[keep]))
+        found.append(None if s < 0 else (triangulation.simplices[s][keep], w[keep]))
     return found
 
 
@@ -260,24 +271,21 @@ def interior_points(X: np.ndarray, epsilon_prime: float = 0.0, n_jobs: int = 1) 
     points, first, distinct_of = np.unique(X, axis=0, return_index=True, return_inverse=True)
     distinct_of = distinct_of.ravel()
     interior_d, lam_d, n_lps = _distinct_cover(points, epsilon_prime, n_jobs)
-    rows, cols, vals = [], [], []
-    interior = np.zeros(n, dtype=bool)
-    for r in range(n):
-        u = distinct_of[r]
-        if interior_d[u]:
-            support, weights = lam_d[u]
-            rows += [r] * len(support)
-            cols += first[support].tolist()
-            vals += weights.tolist()
-        elif r != first[u]:               # a copy of a non-interior point: represented by its first copy
-            rows.append(r)
-            cols.append(first[u])
-            vals.append(1.0)
-        else:
-            continue
-        interior[r] = True
-    weights = sparse.csr_matrix((vals, (rows, cols)), shape=(n, n))
-    return ConvexCover(interior, weights, n_lps)
+    m = len(points)
+    u_rows = [np.full(len(lam_d[u][0]), u) for u in lam_d]
+    distinct_weights = sparse.csr_matrix(
+        (np.concatenate([lam_d[u][1] for u in lam_d] + [np.zeros(0)]),
+         (np.concatenate(u_rows + [np.zeros(0, dtype=int)]),
+          np.concatenate([lam_d[u][0] for u in lam_d] + [np.zeros(0, dtype=int)]))), shape=(m, m))
+    row_to_distinct = sparse.csr_matrix((np.ones(n), (np.arange(n), distinct_of)), shape=(n, m))
+    distinct_to_first = sparse.csr_matrix((np.ones(m), (np.arange(m), first)), shape=(m, n))
+    later_copy = np.arange(n) != first[distinct_of]
+    copy_of_kept = later_copy & ~interior_d[distinct_of]    # represented by its first copy, λ = 1
+    weights = row_to_distinct @ distinct_weights @ distinct_to_first + sparse.csr_matrix(
+        (np.ones(copy_of_kept.sum()), (np.flatnonzero(copy_of_kept), first[distinct_of[copy_of_kept]])),
+        shape=(n, n))
+    interior = interior_d[distinct_of] | later_copy
+    return ConvexCover(interior, weights.tocsr(), n_lps)
 
 
 # ---------------------------------------------------------------------------- Algorithm 1
