@@ -140,6 +140,10 @@ def test_compare_table_puts_ours_beside_table2_with_verdicts():
     assert "Heart-disease" not in paper.index.get_level_values("dataset")            # not run: not shown
     quick = p004.compare_table(ours, 2, "test_acc", p004.get_profile("quick")).set_index(["dataset", "method"])
     assert quick.loc[("Iris", "S1O"), "verdict"].endswith("would be: within tolerance")
+    large = pd.DataFrame({"dataset": ["EEG"], "depth": [2], "method": ["CART"], "test_acc": [59.0], "reason": [""]})
+    table7 = p004.compare_table(large, 7, "test_acc", p004.get_profile("quick")).set_index("method")
+    assert table7.loc["CART", "verdict"] == ("not comparable: quick profile (1 split(s), the paper's parameters, 60 s); "
+                                             "would be: within tolerance")                  # 59.0 vs 58.6
 
 
 def test_claims_compare_mean_test_accuracy_on_the_datasets_run():

@@ -476,8 +476,11 @@ def compare_table(ours: pd.DataFrame, table: int, value: str, profile: Profile) 
                      ours_reason="reason", paper_reason="paper_reason")
     result["verdict"] = result["verdict"].astype(str)            # text even when no cell was run
     if profile.name != "paper":
-        reduced = f"not comparable: {profile.name} profile ({len(profile.splits)} split(s), " + \
-                  ("tuned" if profile.tune else "fixed S1O parameters") + f", {profile.time_limit:g} s)"
+        if table in SELECTION_TABLES:
+            setting = f"the paper's parameters, {profile.selection_time_limit:g} s"
+        else:
+            setting = ("tuned" if profile.tune else "fixed S1O parameters") + f", {profile.time_limit:g} s"
+        reduced = f"not comparable: {profile.name} profile ({len(profile.splits)} split(s), {setting})"
         result["verdict"] = np.where(result["verdict"].str.startswith("not comparable"), result["verdict"],
                                      reduced + "; would be: " + result["verdict"])
     subset = set(subset_split_datasets())
