@@ -18,7 +18,7 @@ import pandas as pd
 
 from odtlib.data import paper_dataset
 from odtlib.models import data_selection
-from odtlib.models.data_selection import (LPDataSelector, _chunked_solves, affine_coordinates,
+from odtlib.models.data_selection import (LPDataSelector, _solve_points, affine_coordinates,
                                           balanced_selection, barycentric_weights, hull_vertex_candidates,
                                           interior_points)
 from odtlib.experiments.reference import reference_table
@@ -31,7 +31,7 @@ def lps_per_second(n_points: int, d: int, hull: bool, seed: int = 0) -> tuple[fl
     own = np.full(n_points, -1)
     own[columns] = np.arange(len(columns))
     start = time.perf_counter()
-    _, n_lps = _chunked_solves(points[columns], points, own, 0.0, n_jobs=1)
+    _, n_lps = _solve_points(points[columns], 0.0, points, own)
     return n_lps / (time.perf_counter() - start), len(columns)
 
 

@@ -89,12 +89,13 @@ def best_split_1d_sweep(X: np.ndarray, y: np.ndarray, weight: np.ndarray, classe
 
 
 # ---------------------------------------------------------------------------- LP (24) and its shortcuts
-@pytest.mark.parametrize("d, seed", [(2, 0), (3, 1), (3, 2), (7, 3)])
-def test_interior_points_match_the_plain_per_point_lp(d, seed):
-    """Hull columns (d <= 5) or all columns (d = 7), feasibility form: the same b as LP (24) itself."""
+@pytest.mark.parametrize("d, n, seed", [(2, 24, 0), (3, 24, 1), (3, 24, 2), (7, 24, 3), (7, 100, 4)])
+def test_interior_points_match_the_plain_per_point_lp(d, n, seed):
+    """Hull columns + Delaunay (d <= 5) or column generation (d = 7; from 16 columns, so it generates), in the
+    feasibility form: the same b as LP (24) itself."""
     rng = np.random.default_rng(seed)
-    base = rng.random((24, d))
-    X = np.vstack([base, rng.dirichlet(np.ones(24), 8) @ base])  # some points surely inside, in any dimension
+    base = rng.random((n, d))
+    X = np.vstack([base, rng.dirichlet(np.ones(n), 8) @ base])   # some points surely inside, in any dimension
     cover = interior_points(X)
     plain = np.array([plain_lp_24(X, j) for j in range(len(X))])
     assert np.all((plain < TOL) | (plain > 1 - TOL))            # Theorem 4: b is binary for ε' = 0

@@ -29,8 +29,10 @@ How the per-point LPs are solved (``interior_points``), all exact for ε' = 0:
    solution of its LP (at most d + 1 affinely independent columns); the vertices themselves, and any point
    Qhull places in no simplex, go to the LP.
 3. *Feasibility instead of max b.* The LP of point j is feasible with b_j = 1 exactly when its optimum has
-   ``floor(b_j) = 1`` (Theorem 4), so each LP is "Σ λ_i x_i within ε' of x_j, Σ λ_i = 1, λ >= 0" on one reused
-   HiGHS model whose row bounds change from point to point (the simplex restarts from the last basis).
+   ``floor(b_j) = 1`` (Theorem 4), so each LP is "Σ λ_i x_i within ε' of x_j, Σ λ_i = 1, λ >= 0". Over hull
+   columns it runs on one reused HiGHS model whose row bounds change from point to point (the simplex
+   restarts from the last basis). Without hull columns (ε' > 0, or more than ``MAX_HULL_DIMENSION``
+   dimensions) it runs by column generation (:func:`generated_lp`), exact through HiGHS's Farkas rays.
 4. *Representation pass* (the paper's T(λ̄)): an interior point whose λ uses another interior point is solved
    again over the non-interior columns. For ε' = 0 this always succeeds (conv(N \\ {j}) is spanned by
    vertices, which are never interior); for ε' > 0 a point that fails is no longer counted interior, so every
@@ -65,6 +67,8 @@ MAX_HULL_DIMENSION = 5        # Qhull finds hull vertices up to this affine dime
 MAX_BALANCED_POINTS = 150     # LP (32) has |N|^2 weights λ_ji: the balanced variant is for small clusters
 CHUNK = 2000                  # points per parallel task of per-point LPs
 SUPPORT_TOL = 1e-12           # λ below this counts as zero (HiGHS leaves non-basic columns at exactly 0)
+RAY_TOL = 1e-9                # a point breaks a Farkas certificate (scaled to max |y| = 1) above this
+GENERATED = 50                # columns added per round of column generation
 
 
 # ---------------------------------------------------------------------------- one point's LP of (24)
@@ -72,7 +76,7 @@ class ConvexCombinationLP:
     """Is x within ε' (per coordinate) of a convex combination of the open columns? One reused HiGHS model.
 
     Rows: ``x - ε' <= Σ_i λ_i c_i <= x + ε'`` (d rows) and ``Σ_i λ_i = 1``; columns λ_i >= 0, one per point c_i
-    of ``columns``. :meth:`close` fixes columns at 0 (the point itself, or interior points).
+    of ``columns``; ``solve(x, exclude=k)`` keeps column k at 0 (x's own column); :meth:`add_columns` grows it.
     """
 
     def __init__(self, columns: np.ndarray, epsilon_prime: float):
@@ -98,21 +102,36 @@ class ConvexCombinationLP:
         self.highs.passModel(lp)
         self._optimal = highspy.HighsModelStatus.kOptimal
         self._rows = np.arange(d + 1, dtype=np.int32)
+        self.columns = columns
         self.epsilon_prime = epsilon_prime
         self.n_solves = 0
 
-    def close(self, columns: np.ndarray) -> None:
-        columns = np.asarray(columns, dtype=np.int32)
-        self.highs.changeColsBounds(len(columns), columns, np.zeros(len(columns)), np.zeros(len(columns)))
+    def add_columns(self, columns: np.ndarray) -> None:
+        k, d = columns.shape
+        self.highs.addCols(k, np.zeros(k), np.zeros(k), np.full(k, np.inf), k * (d + 1),
+                           np.arange(0, k * (d + 1), d + 1, dtype=np.int32), np.tile(self._rows, k),
+                           np.hstack([columns, np.ones((k, 1))]).ravel())
+        self.columns = np.vstack([self.columns, columns])
 
-    def open(self, columns: np.ndarray) -> None:
-        columns = np.asarray(columns, dtype=np.int32)
-        self.highs.changeColsBounds(len(columns), columns, np.zeros(len(columns)), np.full(len(columns), np.inf))
+    def farkas_ray(self) -> np.ndarray | None:
+        """After an infeasible solve: y (d + 1 row multipliers) with y·(c, 1) <= 0 on every column and
+        y·(x, 1) > 0 on the target's box, HiGHS's certificate oriented so; None if HiGHS has none."""
+        _, has_ray, ray = self.highs.getDualRay()
+        if not has_ray:
+            return None
+        y = np.asarray(ray) / max(np.abs(ray).max(), 1e-300)
+        on_columns = self.columns @ y[:-1] + y[-1]
+        if on_columns.max() > RAY_TOL:
+            y, on_columns = -y, -on_columns
+        return y if on_columns.max() <= RAY_TOL else None
+
+    def _set_upper(self, column: int, upper: float) -> None:
+        self.highs.changeColsBounds(1, np.array([column], dtype=np.int32), np.zeros(1), np.array([upper]))
 
     def solve(self, x: np.ndarray, exclude: int = -1) -> tuple[np.ndarray, np.ndarray] | None:
         """(columns, weights) of a vertex solution, or None when x is not in the hull (within ε')."""
-        if exclude >= 0:
-            self.close([exclude])
+        if exclude >= 0:                           # the point's own column
+            self._set_upper(exclude, 0.0)
         rhs = np.append(x, 1.0)
         slack = np.append(np.full(len(x), self.epsilon_prime), 0.0)
         self.highs.changeRowsBounds(len(rhs), self._rows, rhs - slack, rhs + slack)
@@ -124,15 +143,65 @@ class ConvexCombinationLP:
             support = np.flatnonzero(lam > SUPPORT_TOL)
             found = (support, lam[support])
         if exclude >= 0:
-            self.open([exclude])
+            self._set_upper(exclude, np.inf)
         return found
 
 
-def _solve_points(columns: np.ndarray, targets: np.ndarray, own_column: np.ndarray, epsilon_prime: float
+def _solve_points(columns: np.ndarray, epsilon_prime: float, targets: np.ndarray, own_column: np.ndarray
                   ) -> tuple[list, int]:
     """The LPs of the points ``targets`` over ``columns`` (a point's own column, if any, closed)."""
     lp = ConvexCombinationLP(columns, epsilon_prime)
     return [lp.solve(x, int(own)) for x, own in zip(targets, own_column)], lp.n_solves
+
+
+def generated_lp(points: np.ndarray, x: np.ndarray, allowed: np.ndarray, epsilon_prime: float
+                 ) -> tuple[tuple[np.ndarray, np.ndarray] | None, int]:
+    """The LP of x over the ``allowed`` points by column generation, and the number of LPs it took.
+
+    It starts from the 2(d + 1) allowed points nearest x. While the LP is infeasible, its Farkas ray y
+    (y·(c, 1) <= 0 on the columns so far, y·(x, 1) > 0) says x is outside their hull; allowed points with
+    y·(c, 1) > 0 could break that certificate and join (the ``GENERATED`` most violating). When none is left
+    the certificate holds for every allowed point: b = 0, exactly as the LP over all of them. A feasible LP
+    is a valid b = 1 with its λ (indices into ``points``). HiGHS solves many small LPs far faster than one
+    LP per point with every point as a column (its cost per solve grows with the number of columns)."""
+    pool = np.flatnonzero(allowed)
+    if len(pool) == 0:
+        return None, 0
+    start = min(len(pool), 2 * (points.shape[1] + 1))
+    nearest = np.argpartition(((points[pool] - x) ** 2).sum(axis=1), start - 1)[:start]
+    active = pool[nearest]
+    in_model = np.zeros(len(points), dtype=bool)
+    in_model[active] = True
+    lp = ConvexCombinationLP(points[active], epsilon_prime)
+    while True:
+        found = lp.solve(x)
+        if found is not None:
+            return (active[found[0]], found[1]), lp.n_solves
+        y = lp.farkas_ray()
+        outside = pool[~in_model[pool]]
+        if y is None:                                  # no usable certificate: the full LP decides
+            new = outside
+        else:
+            score = points[outside] @ y[:-1] + y[-1]
+            new = outside[score > RAY_TOL][np.argsort(-score[score > RAY_TOL], kind="stable")][:GENERATED]
+        if len(new) == 0:
+            return None, lp.n_solves
+        lp.add_columns(points[new])
+        active = np.concatenate([active, new])
+        in_model[new] = True
+
+
+def _solve_generated(points: np.ndarray, epsilon_prime: float, targets: np.ndarray) -> tuple[list, int]:
+    """The LPs of the points ``targets`` (indices) over all the other points, by column generation."""
+    allowed = np.ones(len(points), dtype=bool)
+    results, n_lps = [], 0
+    for j in targets:
+        allowed[j] = False
+        found, n = generated_lp(points, points[j], allowed, epsilon_prime)
+        allowed[j] = True
+        results.append(found)
+        n_lps += n
+    return results, n_lps
 
 
 # ---------------------------------------------------------------------------- LP (24) on one cluster
@@ -210,17 +279,17 @@ def barycentric_weights(coordinates: np.ndarray, vertices: np.ndarray, targets: 
     return found
 
 
-def _chunked_solves(columns: np.ndarray, targets: np.ndarray, own: np.ndarray, epsilon_prime: float,
-                    n_jobs: int) -> tuple[list, int]:
-    """Per-point LPs in chunks of ``CHUNK`` points, across ``n_jobs`` processes when there are several chunks."""
-    starts = range(0, len(targets), CHUNK)
-    tasks = [(columns, targets[s:s + CHUNK], own[s:s + CHUNK], epsilon_prime) for s in starts]
-    if n_jobs == 1 or len(tasks) == 1:
-        parts = [_solve_points(*task) for task in tasks]
+def _in_chunks(work: Callable, shared: tuple, per_point: tuple, n_jobs: int) -> tuple[list, int]:
+    """``work(*shared, *per_point chunk) -> (results, n_lps)`` over chunks of ``CHUNK`` points, across
+    ``n_jobs`` processes when there are several chunks."""
+    starts = range(0, len(per_point[0]), CHUNK)
+    tasks = [shared + tuple(a[s:s + CHUNK] for a in per_point) for s in starts]
+    if n_jobs == 1 or len(tasks) <= 1:
+        parts = [work(*task) for task in tasks]
     else:
         from joblib import Parallel, delayed
 
-        parts = Parallel(n_jobs=n_jobs)(delayed(_solve_points)(*task) for task in tasks)
+        parts = Parallel(n_jobs=n_jobs)(delayed(work)(*task) for task in tasks)
     return [r for part, _ in parts for r in part], sum(n for _, n in parts)
 
 
@@ -230,36 +299,32 @@ def _distinct_cover(points: np.ndarray, epsilon_prime: float, n_jobs: int
     m = len(points)
     coordinates = affine_coordinates(points) if epsilon_prime == 0 else None
     candidates = None if coordinates is None else hull_vertex_candidates(coordinates)
-    columns = np.arange(m) if candidates is None else candidates
-    column_of = np.full(m, -1)
-    column_of[columns] = np.arange(len(columns))
     found: list = [None] * m
-    by_lp = np.arange(m)
-    if candidates is not None:                     # non-vertices: a Delaunay simplex of the vertices holds them
-        others = np.flatnonzero(column_of < 0)
+    if candidates is None:                         # every point by column generation over all the others
+        found, n_lps = _in_chunks(_solve_generated, (points, epsilon_prime), (np.arange(m),), n_jobs)
+        allowed = np.ones(m, dtype=bool)
+    else:                                          # hull vertices as columns
+        column_of = np.full(m, -1)
+        column_of[candidates] = np.arange(len(candidates))
+        others = np.flatnonzero(column_of < 0)     # non-vertices: a Delaunay simplex of the vertices holds them
         for j, r in zip(others, barycentric_weights(coordinates, candidates, others)):
-            found[j] = r
+            found[j] = None if r is None else (candidates[r[0]], r[1])
         by_lp = np.array([j for j in range(m) if found[j] is None], dtype=int)
-    solved, n_lps = _chunked_solves(points[columns], points[by_lp], column_of[by_lp], epsilon_prime, n_jobs)
-    for j, r in zip(by_lp, solved):
-        found[j] = r
+        solved, n_lps = _in_chunks(_solve_points, (points[candidates], epsilon_prime),
+                                   (points[by_lp], column_of[by_lp]), n_jobs)
+        for j, r in zip(by_lp, solved):
+            found[j] = None if r is None else (candidates[r[0]], r[1])
+        allowed = column_of >= 0
     interior = np.array([r is not None for r in found], dtype=bool)
-    lam = {j: (columns[r[0]], r[1]) for j, r in enumerate(found) if r is not None}
-    # representation pass: λ on non-interior points only
-    redo = [j for j, (support, _) in lam.items() if interior[support].any()]
-    if redo:
-        lp = ConvexCombinationLP(points[columns], epsilon_prime)
-        lp.close(column_of[interior & (column_of >= 0)])
-        for j in redo:
-            r = lp.solve(points[j])
-            if r is None:                  # only for ε' > 0: j is no longer counted interior
-                interior[j] = False
-                del lam[j]
-                if column_of[j] >= 0:
-                    lp.open([column_of[j]])
-            else:
-                lam[j] = (columns[r[0]], r[1])
-        n_lps += lp.n_solves
+    lam = {j: r for j, r in enumerate(found) if r is not None}
+    for j in [j for j, (support, _) in lam.items() if interior[support].any()]:
+        r, n = generated_lp(points, points[j], allowed & ~interior, epsilon_prime)  # representation pass
+        n_lps += n
+        if r is None:                              # only for ε' > 0: j is no longer counted interior
+            interior[j] = False
+            del lam[j]
+        else:
+            lam[j] = r
     return interior, lam, n_lps
 
 
