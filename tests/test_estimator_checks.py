@@ -22,6 +22,7 @@ from odtlib.models import (
     FlowOCT,
     RegularizedBendOCT,
     RegularizedFlowOCT,
+    SVM1ODT,
 )
 
 # no time limit: the checks' data are tiny (a time-limited HiGHS run forks a child, ~50 ms per fit); the
@@ -31,7 +32,10 @@ BINARY = [FlowOCT(**FAST), BendersOCT(**FAST), OCT(**FAST), BinOCT(**FAST),
           RegularizedFlowOCT(**FAST), RegularizedBendOCT(**FAST)]
 # features scaled to [0, 1]; a 100% gap stops at a warm start that classifies half the points (deterministic
 # and fast: OCT-H's weak LP bound can take minutes to close on the checks' data); the limit is a safety net
-MULTIVARIATE = [SOCT(depth=1, mip_gap=1.0, time_limit=30), OCTH(depth=1, mip_gap=1.0, time_limit=30)]
+# SVM1-ODT's LP bound is 0, so no relative gap closes: an absolute gap above any objective stops it at the
+# CART warm start instead
+MULTIVARIATE = [SOCT(depth=1, mip_gap=1.0, time_limit=30), OCTH(depth=1, mip_gap=1.0, time_limit=30),
+                SVM1ODT(depth=1, mip_gap=1.0, time_limit=30, solver_options={"mip_abs_gap": 1e9})]
 ESTIMATORS = ([make_pipeline(Binarizer(), est) for est in BINARY]
               + [make_pipeline(MinMaxScaler(), est) for est in MULTIVARIATE] + [CategoricalODT()])
 
