@@ -183,6 +183,7 @@ def build_master(
     model.z = pyo.Var(model.K, model.J, within=pyo.Binary, doc="z^k_j: column j in node k's left subset")
     total = float(positive.sum() + class_weight * (~positive).sum())
     model.theta = pyo.Var(model.frontier, bounds=(0, total), doc="θ_k: weighted correct samples below k")
+    add_subtree_capacity(model, np.where(positive, 1.0, class_weight))
     add_group_selection(model)                                  # (1)
     add_subset_in_selected_group(model)                         # (2)
     if anchor:
@@ -193,6 +194,29 @@ def build_master(
         add_max_card(model, max_card, skip_ordinal=ordinal)     # Section 4.5
     model.objective = pyo.Objective(expr=sum(model.theta[k] for k in model.frontier), sense=pyo.maximize)
     return model
+
+
+def add_subtree_capacity(model: pyo.ConcreteModel, weight: np.ndarray) -> None:
+    """(SB) with S = ∅: θ_k <= Σ_i w_i·side(i, p) for the parent p of every frontier node k below the root --
+    only the samples p sends k's way count. For the depth-3 tree θ_2 + θ_3 <= Σ_i w_i."""
+    topo: Topology = model.topology
+    sides = {}
+    for k in model.frontier:
+        for parent, children in topo.children.items():
+            for child, side in zip(children, "LR"):
+                if child == ("node", k):
+                    sides[k] = (parent, side)
+
+    def rule(m, k):
+        if k not in sides:
+            return pyo.Constraint.Skip
+        parent, side = sides[k]
+        reaching = [(w, left_expr(m, i, parent)) for i, w in enumerate(weight)]
+        if side == "L":
+            return m.theta[k] <= sum(w * left for w, left in reaching)
+        return m.theta[k] <= sum(w * (1 - left) for w, left in reaching)
+
+    model.subtree_capacity = pyo.Constraint(model.frontier, rule=rule, doc="(SB) with S = ∅")
 
 
 def add_index_sets(model: pyo.ConcreteModel, A: np.ndarray, positive: np.ndarray, prune_c: bool) -> None:

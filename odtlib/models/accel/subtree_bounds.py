@@ -125,11 +125,15 @@ class SubsetSubtreeSolver:
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.subsets = [allowed_subsets(len(g.columns), ordinal and g.ordinal, max_card) for g in groups]
         if max_height >= 2:
-            self.tests, self.test_group = self._all_tests(max_subsets)
+            one_hot = [bool((A[:, list(g.columns)].sum(axis=1) == 1).all()) for g in groups]
+            self.tests, self.test_group = self._all_tests(max_subsets, one_hot)
         self.value = lru_cache(maxsize=20000)(self._value)
 
-    def _all_tests(self, max_subsets: int) -> tuple[np.ndarray, np.ndarray]:
-        """Every allowed test as a 0/1 row over the D columns, and its group."""
+    def _all_tests(self, max_subsets: int, one_hot: list[bool]) -> tuple[np.ndarray, np.ndarray]:
+        """Every allowed test of a height-2 node as a 0/1 row over the D columns, and its group. For a group
+        with exactly one 1 per row, S and its complement swap the two children, which have the same shape and
+        labels, so only the subsets holding the group's first value are kept (the allowed sets of Sections
+        4.4-4.5 are closed under complement)."""
         rows, owner = [], []
         for gi, (part, subsets) in enumerate(zip(self.slices, self.subsets)):
             size = part.stop - part.start
@@ -140,6 +144,8 @@ class SubsetSubtreeSolver:
                         f"{self.groups[gi].name!r} has {size} values, 2^{size} subsets (limit {max_subsets}); "
                         "set max_card (e.g. 2, the paper's comb-con) or switch subtree_benders off")
                 subsets = (np.arange(2**size)[:, None] >> np.arange(size)) & 1
+            if one_hot[gi]:
+                subsets = subsets[subsets[:, 0] > 0.5]
             block = np.zeros((len(subsets), self.X.shape[1]))
             block[:, part] = subsets
             rows.append(block)
@@ -179,12 +185,14 @@ class SubsetSubtreeSolver:
         return float(self._height2_values(mask).max())
 
     def _height2_values(self, mask: np.ndarray) -> np.ndarray:
-        """OPT_1(left) + OPT_1(right) for every test at a height-2 node."""
+        """OPT_1(left) + OPT_1(right) for every test at a height-2 node. With at most one 1 per group and row,
+        sample i goes left under test t iff (X·tests^T)_it = 1, so the weighted counts per column on the left
+        are tests · (X^T diag(w) X), co-occurrence counts of the columns."""
         X, wp, wn, pos, neg = self._counts(mask)
-        left = (X @ self.tests.T) > 0.5                                 # samples × tests
-        pos_left, neg_left = (left * wp[:, None]).T @ X, (left * wn[:, None]).T @ X
-        return (self.height1(pos_left, neg_left, wp @ left)
-                + self.height1(pos - pos_left, neg - neg_left, wp.sum() - wp @ left))
+        pos_left, neg_left = self.tests @ ((X * wp[:, None]).T @ X), self.tests @ ((X * wn[:, None]).T @ X)
+        pos_total_left = self.tests @ pos
+        return (self.height1(pos_left, neg_left, pos_total_left)
+                + self.height1(pos - pos_left, neg - neg_left, wp.sum() - pos_total_left))
 
     def bound(self, mask: np.ndarray, height: int) -> float:
         """OPT_height on the samples of the boolean ``mask`` (cached)."""
@@ -219,7 +227,7 @@ class SubtreeBendersCuts(LazyRowFamily):
 
     violation_tol = 1e-6
 
-    def __init__(self, model: pyo.ConcreteModel, solver: SubsetSubtreeSolver, at_fractional: bool = True):
+    def __init__(self, model: pyo.ConcreteModel, solver: SubsetSubtreeSolver, at_fractional: bool = False):
         topo: Topology = model.topology
         self.model, self.solver, self.at_fractional = model, solver, at_fractional
         heights = node_heights(topo)
