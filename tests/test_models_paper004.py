@@ -72,14 +72,14 @@ def test_optimum_counts_the_correct_points_of_the_best_hyperplane_tree(seed, dep
     assert int((svm.predict(X) == y).sum()) == strict
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_on_one_feature_the_optimum_is_the_best_threshold_tree(seed):
+def test_on_one_feature_the_optimum_is_the_best_threshold_tree():
     """In one dimension a hyperplane is a threshold (either way round): depth 2 on more points than the
-    enumeration of routings can take, against an exhaustive search over thresholds and against S-OCT."""
-    X, y = grid_data(seed, 12, n_features=1, n_classes=3)
+    enumeration of routings takes quickly, against an exhaustive search over thresholds and against S-OCT.
+    Distinct values are 0.1 apart, so ε = 0.02 with |g - h·x| <= 1 realises every threshold; α₁·ε = 20 > n."""
+    X, y = grid_data(0, 10, n_features=1, n_classes=3)
     expected = best_mixed_tree(X, y, 2, categorical=[])
     assert expected < len(y)
-    svm = fit(X, y, depth=2, keep_model=True, warm_start=True, **EXACT)
+    svm = fit(X, y, depth=2, keep_model=True, warm_start=True, alpha1=1000, alpha2=1e-4, epsilon=0.02)
     assert round(misclassified(svm.model_)) == len(y) - expected
     assert round(SOCT(depth=2, time_limit=120).fit(X, y).solve_result_.objective) == expected
 
@@ -268,3 +268,44 @@ def test_a_time_limited_solve_warns_and_returns_its_incumbent():
         svm = SVM1ODT(depth=2, time_limit=1).fit(X, y)
     assert svm.solve_result_.status == "time_limit" and np.isfinite(svm.solve_result_.objective)
     assert svm.tree_.depth <= 2 and svm.predict(X).shape == y.shape
+
+
+# ------------------------------------------------------------------------------------------ data selection
+def blobs(seed: int, n_rows: int = 60):
+    """Two classes of points in [0, 1]^2, around (0.3, 0.3) and (0.7, 0.7)."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n_rows) % 2
+    X = np.clip(0.3 + 0.4 * y[:, None] + rng.normal(0, 0.12, size=(n_rows, 2)), 0, 1)
+    return X, y
+
+
+@pytest.mark.parametrize("method", ["lp", "balanced"])
+def test_data_selection_trains_on_the_selectors_rows(method):
+    from sklearn.tree import DecisionTreeClassifier
+
+    from odtlib.models.data_selection import LPDataSelector
+
+    X, y = blobs(0)
+    svm = SVM1ODT(depth=1, data_selection=method).fit(X, y)   # in this process, after the selector's HiGHS LPs
+    cart = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y)
+    expected = LPDataSelector(depth=1, method=method).fit(X, y, tree=cart).get_support(indices=True)
+    np.testing.assert_array_equal(svm.selected_rows_, expected)
+    assert 0 < svm.selection_["n_selected"] == len(expected) < len(y)
+    assert svm.selection_["selected_fraction"] == pytest.approx(len(expected) / len(y))
+    assert svm.score(X, y) >= cart.score(X, y) - 0.05
+    assert sum(leaf.n_samples for leaf in svm.tree_.nodes.values() if isinstance(leaf, Leaf)) == len(y)
+
+
+def test_iterative_data_selection_records_each_round():
+    X, y = blobs(1, 40)
+    svm = SVM1ODT(depth=1, data_selection="iterative", n_iterations=2, time_limit=60).fit(X, y)
+    history = svm.selection_["history"]
+    assert [h["iteration"] for h in history] == [0, 1, 2]
+    assert history[-1]["n_selected"] == len(svm.selected_rows_) == svm.selection_["n_selected"]
+    assert history[-1]["train_accuracy"] == pytest.approx(svm.score(X, y))
+
+
+def test_data_selection_is_refused_with_categorical_features():
+    X, y = blobs(0, 10)
+    with pytest.raises(ValueError, match="data_selection works on numerical features"):
+        SVM1ODT(data_selection="lp", categorical_features=[0]).fit(X, y)

@@ -48,20 +48,29 @@ go right).
 
 **Weights.** ``fit(X, y, sample_weight)`` multiplies c_i in (1a) by the point's weight (Algorithm 3's
 weighted misclassification); the slack and margin rows are unweighted.
+
+**Data selection** (Section 3, :mod:`odtlib.models.data_selection`): ``data_selection="lp"`` (LP (24) and
+Algorithm 1) or ``"balanced"`` (LP (32) and Algorithm 2) selects rows in the clusters of the CART tree of the
+same depth (fitted on all rows), and the MIP is solved on those rows from that CART tree; ``"iterative"`` runs
+Algorithm 3 (``n_iterations`` refits on the misclassified, boundary and representer rows, the representers
+weighted |I| + 1).
 """
 from __future__ import annotations
 
 import numbers
+import time
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
-from sklearn.utils._param_validation import Interval
+from sklearn.base import clone
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlib.models._hyperplane import check_unit_interval, full_tree_routing, hyperplane_tree
-from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters
+from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters, tree_from_cart
 from odtlib.models._tree_index import linear_sum, tree_model
 from odtlib.tree import CategorySplit, Tree
 
@@ -166,7 +175,7 @@ def add_numeric_bounds(model: pyo.ConcreteModel) -> None:
 
 
 def add_objective(model: pyo.ConcreteModel, weights: np.ndarray, alpha1: float, alpha2: float) -> None:
-    """(1a) with ||h_b||_1 = Σ_j (h⁺_bj + h⁻_bj) (+ the categorical h_bj) and c_i weighted by the point's weight."""
+    """(1a) with ||h_b||_1 = Σ_j (h⁺_bj + h⁻_bj) (+ the categorical h_bj), c_i weighted by the point's weight."""
     errors = linear_sum(float(weights[i]) * model.c[i] for i in model.I)
     slack = linear_sum(model.m[i, b] for i in model.I for b in model.N)
     norm = linear_sum([model.h_pos[b, j] for b in model.N for j in model.Q]
@@ -186,9 +195,9 @@ def add_proposition_1_cuts(model: pyo.ConcreteModel, y: np.ndarray, leaf_capacit
             model.L, rule=lambda m, l: errors >= linear_sum(m.e[i, l] for i in m.I) - int(sizes[-1]),
             doc="Proposition 1 (1)")
     if class_coverage and Y >= n_leaves:
+        floor = int(sizes[0]) * (Y - n_leaves + 1)
         model.class_coverage_cuts = pyo.Constraint(
-            model.L, rule=lambda m, l: errors + linear_sum(m.e[i, l] for i in m.I) >= int(sizes[0]) * (Y - n_leaves + 1),
-            doc="Proposition 1 (2)")
+            model.L, rule=lambda m, l: errors + linear_sum(m.e[i, l] for i in m.I) >= floor, doc="Proposition 1 (2)")
     if pigeonhole and Y > n_leaves:
         model.pigeonhole_cut = pyo.Constraint(expr=errors >= int(sizes[: Y - n_leaves].sum()), doc="Proposition 1 (3)")
 
@@ -235,13 +244,9 @@ def threshold_between(left_values: np.ndarray, right_values: np.ndarray, g: floa
 
 @dataclass
 class SVM1ODTContext(FitContext):
-    """The fit context with the categorical columns (indices) and the numerical ones."""
+    """The fit context with the categorical columns (indices)."""
 
     categorical: tuple = ()
-
-    @property
-    def numeric(self) -> list[int]:
-        return [j for j in range(self.n_features) if j not in set(self.categorical)]
 
 
 def _non_negative():
@@ -268,14 +273,26 @@ class SVM1ODT(MIPTreeClassifier):
     leaf_capacity_cuts, class_coverage_cuts, pigeonhole_cut : bool, default True
         The three valid inequalities of Proposition 1 (module docstring), added before the solve; the last
         two only exist when the classes are at least (more than) the leaves.
+    data_selection : {None, "lp", "balanced", "iterative"}, default None
+        Train on the rows paper 004's data selection keeps (module docstring); not with categorical features
+        (convex hulls of category codes mean nothing).
+    beta1, beta2 : float, default 0.2, 0.05
+        Algorithm 1's thresholds (the paper's skin-segmentation values; Tables 6-8 list others).
+    epsilon_prime : float, default 0
+        Tolerance ε' of LP (24), per coordinate.
+    n_iterations : int, default 3
+        Rounds of Algorithm 3 (``data_selection="iterative"``; the paper gives no number).
     solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``warm_start=True`` starts
         from the CART tree of the same depth (the paper's warm start).
 
-    ``fit(X, y, sample_weight=None)``: the weights multiply c_i in (1a). After ``fit``: ``tree_`` with
-    :class:`~odtlib.tree.HyperplaneSplit` (and :class:`~odtlib.tree.CategorySplit`) nodes that route every
-    training point as the solved model (see "Points on a hyperplane" in the module docstring), leaves labelled
-    round(u_l); ``solve_result_`` (objective (1a)).
+    ``fit(X, y, sample_weight=None)``: the weights multiply c_i in (1a) (with ``"iterative"``, they multiply
+    Algorithm 3's weights). After ``fit``: ``tree_`` with :class:`~odtlib.tree.HyperplaneSplit` (and
+    :class:`~odtlib.tree.CategorySplit`) nodes that route every training point of the MIP as the solved model
+    (see "Points on a hyperplane" in the module docstring), leaves labelled round(u_l); ``solve_result_``
+    (objective (1a), of the last MIP). With data selection also ``selected_rows_`` (the rows the last MIP was
+    trained on) and ``selection_`` (method, n_selected, selected_fraction, n_lps, lp_seconds: the selection's
+    own seconds, MIPs excluded; with "iterative" also history, Algorithm 3's accuracy per round).
     """
 
     requires_binary_features = False
@@ -288,11 +305,18 @@ class SVM1ODT(MIPTreeClassifier):
         "leaf_capacity_cuts": ["boolean"],
         "class_coverage_cuts": ["boolean"],
         "pigeonhole_cut": ["boolean"],
+        "data_selection": [StrOptions({"lp", "balanced", "iterative"}), None],
+        "beta1": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "beta2": [Interval(numbers.Real, 0, 1, closed="right")],
+        "epsilon_prime": _non_negative(),
+        "n_iterations": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
     def __init__(self, *, depth: int = 2, alpha1: float = 1000.0, alpha2: float = 0.1, epsilon: float = 0.01,
                  categorical_features=None, leaf_capacity_cuts: bool = True, class_coverage_cuts: bool = True,
-                 pigeonhole_cut: bool = True, solver: str = "highs", time_limit: float | None = None,
+                 pigeonhole_cut: bool = True, data_selection: str | None = None, beta1: float = 0.2,
+                 beta2: float = 0.05, epsilon_prime: float = 0.0, n_iterations: int = 3,
+                 solver: str = "highs", time_limit: float | None = None,
                  mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=True,
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
@@ -303,10 +327,69 @@ class SVM1ODT(MIPTreeClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
+        if self.data_selection is not None and self.categorical_features is not None:
+            raise ValueError("data_selection works on numerical features (convex hulls of points); with "
+                             "categorical_features set data_selection=None, or one-hot encode the categories")
         if self.alpha1 == 0:
             raise ValueError("alpha1=0 makes SVM1-ODT trivial: with free margin slack, h = 0 and g = 0 meet every "
                              "row, so any routing 'classifies' the training data; use alpha1 > 0 (the paper's "
                              "settings use 30 to 1e6; alpha1 * epsilon above 1 makes slack dearer than an error)")
+
+    # ------------------------------------------------------------------ data selection
+    def _fit(self, X, y, sample_weight=None):
+        if self.data_selection is None:
+            return super()._fit(X, y, sample_weight)
+        check_unit_interval(X, self._column_names(X.shape[1]), type(self).__name__)
+        weights = np.ones(len(y)) if sample_weight is None else sample_weight
+        labels = self.classes_[y]
+        cart = DecisionTreeClassifier(max_depth=self.depth, random_state=self.seed).fit(X, labels)
+        if self.data_selection == "iterative":
+            return self._fit_iteratively(X, labels, weights, cart)
+        return self._fit_on_selected_rows(X, labels, weights, cart)
+
+    def _fit_on_selected_rows(self, X, labels, weights, cart):
+        """Section 3: rows by LPDataSelector in the clusters of ``cart``; the MIP on them from ``cart``."""
+        from odtlib.models.data_selection import LPDataSelector
+
+        selector = LPDataSelector(depth=self.depth, method=self.data_selection, beta1=self.beta1, beta2=self.beta2,
+                                  epsilon_prime=self.epsilon_prime).fit(X, labels, tree=cart)
+        rows = selector.get_support(indices=True)
+        mip = self._mip_on_rows(X, labels, rows, weights[rows], tree_from_cart(cart, cart.classes_))
+        self._record_selection(rows, len(X), n_lps=selector.n_lps_, lp_seconds=selector.lp_seconds_)
+        return mip.tree_, mip.solve_result_
+
+    def _fit_iteratively(self, X, labels, weights, cart):
+        """Algorithm 3 (:func:`~odtlib.models.data_selection.iterative_training`), each round a MIP."""
+        from odtlib.models.data_selection import iterative_training
+
+        last = {}
+
+        def fit_tree(rows, round_weights, start):
+            begin = time.perf_counter()
+            last["mip"] = self._mip_on_rows(X, labels, rows, weights[rows] * round_weights, start)
+            last["rows"], last["mip_seconds"] = rows, last.get("mip_seconds", 0.0) + time.perf_counter() - begin
+            return last["mip"].tree_
+
+        begin = time.perf_counter()
+        _, history = iterative_training(fit_tree, X, labels, depth=self.depth, beta1=self.beta1, beta2=self.beta2,
+                                        epsilon_prime=self.epsilon_prime, n_iterations=self.n_iterations, cart=cart)
+        selection_seconds = time.perf_counter() - begin - last["mip_seconds"]
+        self._record_selection(last["rows"], len(X), lp_seconds=selection_seconds, history=history)
+        return last["mip"].tree_, last["mip"].solve_result_
+
+    def _mip_on_rows(self, X, labels, rows, weights, start: Tree) -> SVM1ODT:
+        """This estimator without data selection, fitted on ``rows`` (warm start ``start`` when warm_start=True)."""
+        warm_start = start if self.warm_start is True else self.warm_start
+        mip = clone(self).set_params(data_selection=None, warm_start=warm_start)
+        mip.fit(X[rows], labels[rows], sample_weight=weights)
+        if self.keep_model:
+            self.model_ = mip.model_
+        return mip
+
+    def _record_selection(self, rows, n_rows, **facts) -> None:
+        self.selected_rows_ = np.asarray(rows)
+        self.selection_ = {"method": self.data_selection, "n_selected": len(rows),
+                           "selected_fraction": len(rows) / n_rows, **facts}
 
     # ------------------------------------------------------------------ hooks
     def _context(self, X, y) -> SVM1ODTContext:
