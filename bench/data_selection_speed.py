@@ -3,10 +3,11 @@
 Prints, in one run: LPs per second of the per-point LP (24) on random clusters with all points as columns
 (the plain LP) and with the hull-vertex columns (the shortcut); points per second of the whole LP (24) on a
 cluster (hull columns, Delaunay for non-vertices); the balanced variant's time on small clusters; the time
-of the whole selection on skin-segmentation (245,057 rows, depth 2 and 3, the paper's β1, β2, ε' from
-Tables 7-8) with its selected fraction beside the paper's, and at depth 2 again with every point by its LP.
+of the whole selection on skin-segmentation's 75 % training part (183,792 of 245,057 rows; depth 2 and 3,
+the paper's β1, β2, ε' from Tables 7-8) with its selected share beside the paper's, at depth 2 again with
+every point by its LP, and on any other Table 7 datasets asked for.
 
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/data_selection_speed.py [--n-jobs 2] [--quick]
+    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/data_selection_speed.py [--n-jobs 2] [--quick] [--datasets HTRU ...]
 """
 from __future__ import annotations
 
@@ -16,12 +17,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from odtlib.data import paper_dataset
 from odtlib.models import data_selection
 from odtlib.models.data_selection import (LPDataSelector, _solve_points, affine_coordinates,
                                           balanced_selection, barycentric_weights, hull_vertex_candidates,
                                           interior_points)
-from odtlib.experiments.reference import reference_table
+from odtlib.experiments import paper004
 
 
 def lps_per_second(n_points: int, d: int, hull: bool, seed: int = 0) -> tuple[float, int]:
@@ -45,26 +45,32 @@ def cover_points_per_second(n_points: int, d: int, seed: int = 0) -> dict:
             "points/s": round(n_points / seconds)}
 
 
-def skin_selection(depth: int, n_jobs: int, delaunay: bool = True) -> dict:
-    params = reference_table("004", "data_selection_params")
-    row = params[(params.dataset == "skin-segmentation") & (params.depth == depth)].iloc[0]
-    X, y, _ = paper_dataset("004", "skin-segmentation")
+def selection(table: int, dataset: str, n_jobs: int, delaunay: bool = True) -> dict:
+    """Data selection on the 75 % training part (split 0) of ``dataset`` with the parameters Table ``table``
+    prints, as S1O-DS runs it; the selected share beside the paper's."""
+    params = paper004.selection_params(table, dataset)
+    X, y = paper004.load(dataset)
+    train, _ = paper004.split(y, 0)
     start = time.perf_counter()
     if not delaunay:                                   # every point by its LP over the hull columns
         data_selection.barycentric_weights = lambda coordinates, vertices, targets: [None] * len(targets)
-    selector = LPDataSelector(depth=depth, beta1=row.beta1, beta2=row.beta2, epsilon_prime=row.epsilon_prime,
-                              n_jobs=n_jobs).fit(np.asarray(X), np.asarray(y))
+    selector = LPDataSelector(depth=paper004.TABLE_DEPTH[table], beta1=params["beta1"], beta2=params["beta2"],
+                              epsilon_prime=params["epsilon_prime"], n_jobs=n_jobs).fit(X[train], y[train])
     data_selection.barycentric_weights = barycentric_weights
-    return {"depth": depth, "non-vertices by": "Delaunay" if delaunay else "LP", "rows": len(X), "clusters": len(selector.clusters_), "LPs": selector.n_lps_,
+    return {"dataset": dataset, "depth": paper004.TABLE_DEPTH[table], "d": X.shape[1],
+            "non-vertices by": "Delaunay" if delaunay else "LP", "train rows": len(train),
+            "clusters": len(selector.clusters_), "LPs": selector.n_lps_,
             "seconds": round(time.perf_counter() - start, 1),
-            "selected %": round(100 * selector.support_.mean(), 2), "paper selected %": row.selected_data_pct,
+            "selected %": round(100 * selector.support_.mean(), 2), "paper selected %": params["selected_data_pct"],
             "branches": "".join(map(str, selector.branches_))}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n-jobs", type=int, default=2)
-    parser.add_argument("--quick", action="store_true", help="depth 2 only")
+    parser.add_argument("--quick", action="store_true", help="skin-segmentation at depth 2 only")
+    parser.add_argument("--datasets", nargs="*", default=[],
+                        help="more Table 7 datasets (e.g. HTRU EEG shuttle), at depth 2")
     args = parser.parse_args()
     rates = []
     for n_points, d in [(2000, 3), (2000, 10)]:
@@ -84,9 +90,10 @@ def main() -> None:
         balanced.append({"points": m, "seconds": round(time.perf_counter() - start, 2),
                          "selected": int(selected.sum()), "covered": int(covered.sum())})
     print(pd.DataFrame(balanced).to_string(index=False))
-    runs = [skin_selection(depth, args.n_jobs) for depth in ((2,) if args.quick else (2, 3))]
+    runs = [selection(table, "skin-segmentation", args.n_jobs) for table in ((7,) if args.quick else (7, 8))]
     if not args.quick:
-        runs.append(skin_selection(2, args.n_jobs, delaunay=False))
+        runs.append(selection(7, "skin-segmentation", args.n_jobs, delaunay=False))
+    runs += [selection(7, dataset, args.n_jobs) for dataset in args.datasets]
     print(pd.DataFrame(runs).to_string(index=False))
 
 

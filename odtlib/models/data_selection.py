@@ -63,9 +63,9 @@ from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
 __all__ = ["LPDataSelector", "iterative_training", "iterative_selection", "interior_points", "ConvexCover",
            "algorithm1", "balanced_selection", "leaf_boundaries", "MAX_HULL_DIMENSION", "MAX_BALANCED_POINTS"]
 
-MAX_HULL_DIMENSION = 5        # Qhull finds hull vertices up to this affine dimension; above, every point is a column
+MAX_HULL_DIMENSION = 5        # Qhull finds hull vertices up to this affine dimension; above: column generation
 MAX_BALANCED_POINTS = 150     # LP (32) has |N|^2 weights λ_ji: the balanced variant is for small clusters
-CHUNK = 2000                  # points per parallel task of per-point LPs
+CHUNK = 2000                  # points per parallel task of per-point LPs (n_jobs > 1)
 SUPPORT_TOL = 1e-12           # λ below this counts as zero (HiGHS leaves non-basic columns at exactly 0)
 RAY_TOL = 1e-9                # a point breaks a Farkas certificate (scaled to max |y| = 1) above this
 GENERATED = 50                # columns added per round of column generation
@@ -73,7 +73,7 @@ GENERATED = 50                # columns added per round of column generation
 
 # ---------------------------------------------------------------------------- one point's LP of (24)
 class ConvexCombinationLP:
-    """Is x within ε' (per coordinate) of a convex combination of the open columns? One reused HiGHS model.
+    """Is x within ε' (per coordinate) of a convex combination of the columns? One reused HiGHS model.
 
     Rows: ``x - ε' <= Σ_i λ_i c_i <= x + ε'`` (d rows) and ``Σ_i λ_i = 1``; columns λ_i >= 0, one per point c_i
     of ``columns``; ``solve(x, exclude=k)`` keeps column k at 0 (x's own column); :meth:`add_columns` grows it.
@@ -243,7 +243,7 @@ def hull_vertex_candidates(coordinates: np.ndarray) -> np.ndarray | None:
 def barycentric_weights(coordinates: np.ndarray, vertices: np.ndarray, targets: np.ndarray) -> list:
     """λ of each target point in a Delaunay simplex of the hull vertices: (column indices into ``vertices``,
     weights), a vertex solution of its LP (at most rank + 1 affinely independent columns); None for a target
-    Qhull places in no simplex (those go to the LP)."""
+    that falls in no simplex by rounding (those go to the LP)."""
     from scipy.spatial import Delaunay, QhullError
 
     rank = coordinates.shape[1]
