@@ -64,12 +64,25 @@ def test_paper_profile_is_the_papers_protocol():
     cells = {(d, n) for d, n in zip(paper23["dataset"], paper23["n_samples"])}
     ablation = pd.DataFrame(grid["ablation"])
     assert {(d, n) for d, n in zip(ablation["dataset"], ablation["n_train"])} == cells
-    assert set(ablation["variant"]) == set(p000.VARIANTS) and set(ablation["topology"]) == {"depth3"}
+    assert set(ablation["variant"]) == {*p000.VARIANTS, p000.DECOMPOSITION} and set(ablation["topology"]) == {"depth3"}
     # Table 14: bc, 8 floors as printed, depths 2 and 3, 30 runs each
     tradeoff = pd.DataFrame(grid["tradeoff"])
     floors = sorted(set(100 * tradeoff["floor"]))
     assert np.allclose(floors, sorted(set(reference_table("000", "table14")["train_tpr"])))
     assert len(tradeoff) == 2 * 8 * 30
+
+
+def test_quick_profile_runs_table_2_at_depth_3_with_the_decomposition():
+    quick = p000.get_profile("quick")
+    ablation = pd.DataFrame(p000.grids(quick)["ablation"])
+    table2 = reference_table("000", "table2")
+    assert set(zip(ablation["dataset"], ablation["n_train"])) <= set(zip(table2["dataset"], table2["n_samples"]))
+    assert set(ablation["topology"]) == {"depth3"} and set(ablation["variant"]) == {"All", p000.DECOMPOSITION}
+    assert set(ablation["time_limit"]) == {quick.ablation_limit}
+    assert p000.get_profile("quick", time_limit=5).ablation_limit is None     # one limit overrides all
+    config = p000.run_config("bc", variant=p000.DECOMPOSITION, topology="depth3")
+    model = p000.make_model(config, groups=None)
+    assert model.subtree_benders and model.anchors and model.max_card == 2
 
 
 def test_shared_runs_have_one_key():
@@ -185,7 +198,8 @@ def test_notebook_is_commit_clean():
 @pytest.mark.timeout(180)
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     report_dir, names = run_smoke("000", tmp_path, monkeypatch)
-    for name in ("table1", "table2_3", "table6", "table8_11", "table8_11_verdict", "run_info"):
+    for name in ("table1", "table2_3", "table2_methods", "table2_3_verdict", "table6", "table8_11",
+                 "table8_11_verdict", "run_info"):
         assert name in names
     table1 = pd.read_csv(report_dir / "table1.csv")
     assert table1.loc[table1["dataset"] == "heloc", "verdict"].str.startswith("not comparable").all()
@@ -195,8 +209,8 @@ def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     grids = p000.grids(p000.get_profile("smoke"))
     store = ResultStore(tmp_path / "paper000" / "results" / "runs")
     ablation = p000.results_of(store, grids["ablation"])
-    assert len(ablation) == len(p000.VARIANTS) and (ablation["status"] == "ok").all()
-    # the enhancements never change the optimum: every variant reaches the same training accuracy
+    assert len(ablation) == len(p000.VARIANTS) + 1 and (ablation["status"] == "ok").all()
+    # the enhancements and the decomposition never change the optimum: the same training accuracy
     solved = ablation[ablation["solve_status"] == "optimal"]
     assert len(solved) >= 2 and solved["train_accuracy"].nunique() == 1
     # a rerun skips every finished run

@@ -11,8 +11,9 @@ Every fit of the paper is one *run*: a dataset, a random split, a training size 
 * **Methods**: ``ODT`` = :class:`~odtlib.models.CategoricalODT` with a topology, a branching rule
   (``max_card``: 1 simple, 2 comb-con — the paper's default —, None comb-unc), the numerical treatment
   (``ordinal``: True = "n", False = "c"), CART feature selection (groups used by an unrestricted CART tree
-  fitted on the pool, Section 5.1), an enhancement ``variant`` (Tables 2-3) and, for Table 14, a ``floor``
-  on the training rate of malignant tumours while maximising the rate of benign ones (see
+  fitted on the pool, Section 5.1), an enhancement ``variant`` (Tables 2-3; ``Subtree-Benders`` is the
+  subtree decomposition of :mod:`odtlib.models.accel.subtree_bounds`, not in the paper) and, for Table 14, a
+  ``floor`` on the training rate of malignant tumours while maximising the rate of benign ones (see
   :func:`tradeoff_table`). ``CART-D3`` = scikit-learn's
   ``DecisionTreeClassifier(max_depth=3)``; ``CART`` = a pruned tree (Table 13). The paper ran R's rpart.
 
@@ -35,7 +36,7 @@ from odtlib.experiments.protocol import failure_note, paper_data, results_of, se
 from odtlib.models import CategoricalODT
 
 __all__ = [
-    "DATASETS", "TOPOLOGIES", "VARIANTS", "BRANCHING", "Profile", "PROFILES", "get_profile", "load",
+    "DATASETS", "TOPOLOGIES", "VARIANTS", "DECOMPOSITION", "BRANCHING", "Profile", "PROFILES", "get_profile", "load",
     "split_rows", "make_model", "run", "run_config", "grids", "results_of", "table1_ours", "PrunedCART",
     "time_table", "time_ratios", "accuracy_table", "branching_table", "treatment_table",
     "train_size_table", "topology_selection", "tradeoff_table", "paper_accuracy_long", "AVAILABLE",
@@ -45,6 +46,7 @@ DATASETS = ("a1a", "bc", "heloc", "krkp", "mush", "ttt", "monks-1", "votes", "he
 AVAILABLE = tuple(d for d in DATASETS if d != "heloc")        # heloc is not public (see paper_datasets.toml)
 TOPOLOGIES = ("depth2", "depth2.5", "depth3", "imbalanced")
 VARIANTS = tuple(CategoricalODT.PAPER_METHODS)   # Tables 2-3: the estimator's named configurations
+DECOMPOSITION = "Subtree-Benders"   # not in the paper: All's master switches with subtree_benders=True
 BRANCHING = {"simple": 1, "comb-con": 2, "comb-unc": None}    # Table 6 -> max_card
 TEST_FRACTION = 0.1
 VALIDATION_FRACTION = 0.2
@@ -58,6 +60,7 @@ class Profile:
     notes: str
     ablation: tuple[tuple[str, int], ...]          # Tables 2-3: (dataset, n) at ``ablation_topology``
     ablation_topology: str
+    ablation_variants: tuple[str, ...]             # of VARIANTS and DECOMPOSITION
     timing_datasets: tuple[str, ...]               # Tables 4-5
     timing_sizes: tuple[int, ...]
     timing_topologies: tuple[str, ...]
@@ -77,19 +80,20 @@ class Profile:
     tradeoff_splits: tuple[int, ...]
     time_limit: float                              # Tables 6, 7, 12, 13, 14
     timing_limit: float                            # Tables 2-5
+    ablation_limit: float | None = None            # Tables 2-3 (None: ``timing_limit``)
     tolerance: float = 3.0                         # accuracy points counted as agreement
     compared: bool = True                          # False: a code-path check, accuracies never compared
 
     def with_time_limit(self, seconds: float) -> Profile:
         """Every limit of the profile set to ``seconds``."""
-        return replace(self, time_limit=float(seconds), timing_limit=float(seconds),
+        return replace(self, time_limit=float(seconds), timing_limit=float(seconds), ablation_limit=None,
                        accuracy_limits=(float(seconds),))
 
 
 PROFILES = {
     "smoke": Profile(
         "smoke", "CI check of the code path: monks-1, 40 training rows, depth 2, 10 s per solve.",
-        ablation=(("monks-1", 40),), ablation_topology="depth2",
+        ablation=(("monks-1", 40),), ablation_topology="depth2", ablation_variants=(*VARIANTS, DECOMPOSITION),
         timing_datasets=(), timing_sizes=(), timing_topologies=(),
         accuracy_datasets=("monks-1",), accuracy_topologies=("depth2",), feature_selection=(True,),
         accuracy_limits=(10,), splits=(0,), n_train=40,
@@ -98,8 +102,11 @@ PROFILES = {
         tradeoff_topologies=(), floors=(), tradeoff_splits=(),
         time_limit=10, timing_limit=10, compared=False),
     "quick": Profile(
-        "quick", "Depth 2 (and 2.5 for Table 13), 100 training rows, one split, 20 s per solve.",
-        ablation=(("ttt", 100), ("bc", 100)), ablation_topology="depth2",
+        "quick", "Table 2's depth-3 instances on 200 rows (All and the subtree decomposition, not the other four "
+        "variants; a1a left out); otherwise depth 2 (and 2.5 for Table 13), 100 training rows, one split, 20 s per "
+        "solve (30 s for Table 2).",
+        ablation=(("bc", 200), ("krkp", 200), ("mush", 200), ("ttt", 200)), ablation_topology="depth3",
+        ablation_variants=("All", DECOMPOSITION), ablation_limit=30,
         timing_datasets=("krkp", "bc"), timing_sizes=(50, 100), timing_topologies=("depth2",),
         accuracy_datasets=("bc", "krkp", "mush", "ttt", "monks-1", "votes", "heart", "student"),
         accuracy_topologies=("depth2",), feature_selection=(True,), accuracy_limits=(20,),
@@ -113,7 +120,7 @@ PROFILES = {
         "paper", "The paper's protocol: 5 splits, all topologies, 30 min (5 min) limits; for a Dask cluster.",
         ablation=(("a1a", 200), ("bc", 200), ("krkp", 200), ("mush", 200), ("ttt", 200),
                   ("a1a", 100), ("bc", 300), ("krkp", 400), ("mush", 500), ("ttt", 300)),
-        ablation_topology="depth3",
+        ablation_topology="depth3", ablation_variants=(*VARIANTS, DECOMPOSITION),
         timing_datasets=("krkp", "bc", "a1a"), timing_sizes=(100, 200, 300, 400, 500, 600),
         timing_topologies=TOPOLOGIES,
         accuracy_datasets=AVAILABLE, accuracy_topologies=TOPOLOGIES, feature_selection=(False, True),
@@ -182,8 +189,10 @@ def make_model(config: dict, groups, selected: list[str] | None = None):
     if method != "ODT":
         raise ValueError(f"method must be 'ODT', 'CART-D3' or 'CART', got {method!r}")
     floor = config.get("floor")
+    variant = config.get("variant", "All")
+    decomposition = {"subtree_benders": True} if variant == DECOMPOSITION else {}
     return CategoricalODT.paper_method(
-        config.get("variant", "All"), topology=config["topology"], groups=groups,
+        "All" if decomposition else variant, **decomposition, topology=config["topology"], groups=groups,
         max_card=config.get("max_card", 2), ordinal_splits=config.get("ordinal", True), feature_selection=selected,
         maximize="accuracy" if floor is None else "sensitivity", floor=floor,  # floor on y = 0 (malignant)
         solver=config["solver"], time_limit=config["time_limit"], threads=config.get("threads", 1),
@@ -299,9 +308,10 @@ def grids(profile: Profile, solver: str = "highs", threads: int = 1) -> dict[str
     common = dict(solver=solver, threads=threads)
     odt = dict(time_limit=profile.time_limit, n_train=profile.n_train, **common)
     out: dict[str, list[dict]] = {}
+    ablation_limit = profile.timing_limit if profile.ablation_limit is None else profile.ablation_limit
     out["ablation"] = [run_config(d, n_train=n, topology=profile.ablation_topology, feature_selection=False,
-                                  variant=v, time_limit=profile.timing_limit, **common)
-                       for d, n in profile.ablation for v in VARIANTS]
+                                  variant=v, time_limit=ablation_limit, **common)
+                       for d, n in profile.ablation for v in profile.ablation_variants]
     out["timing"] = [run_config(d, n_train=n, topology=t, feature_selection=fs,
                                 time_limit=profile.timing_limit, **common)
                      for d in profile.timing_datasets for t in profile.timing_topologies
