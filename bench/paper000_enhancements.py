@@ -4,17 +4,17 @@ Methods, each run on the same subsample of the paper's encoding of the data (Tab
 
 * the paper's variants (Section 5.1, ``CategoricalODT.PAPER_METHODS``): Nothing (none of 4.3.1/4.3.2/4.3.4),
   No Anchor (relax + strengthen), No Relax (anchor + strengthen), No Strength (anchor + relax), All -- on
-  ``--solver``; the deletion of c variables (4.3.3) is on in every variant, as in the paper (CPLEX's presolve
-  did it there), ``--no-prune`` switches it off;
+  every solver of ``--solvers``; the deletion of c variables (4.3.3) is on in every variant, as in the paper
+  (CPLEX's presolve did it there), ``--no-prune`` switches it off;
 * ``Subtree-Benders``: All's master switches with ``subtree_benders=True`` (not in the paper; exact subtrees of
-  height <= 2 under a master of the upper tests, :mod:`odtlib.models.accel.subtree_bounds`) on
-  ``--benders-solver``.
+  height <= 2 under a master of the upper tests, :mod:`odtlib.models.accel.subtree_bounds`) on every solver
+  of ``--benders-solvers`` (SCIP adds its cuts in the search, HiGHS in a restart loop).
 
 One run per cell; prints solve time (s), branch-and-bound nodes, status and objective, then a table with the
 paper's CPLEX time (Table 2, 8 cores, 3 h limit) beside ours and the ratio ours / paper.
 
     ODTLIB_DATA_MIRROR=/work/shared/uci .venv/bin/python bench/paper000_enhancements.py \\
-        --datasets bc krkp mush ttt --variants All Subtree-Benders --time-limit 960
+        --datasets a1a bc krkp mush ttt --variants All Subtree-Benders --time-limit 60
 
 The paper's Table 2 is ``--n 200 --topologies depth3`` (the defaults). a1a has unrestricted groups of 16 and
 33 values, whose 2^m subsets the decomposition does not enumerate at a node of height 2: with ``--max-card 2``
@@ -34,6 +34,7 @@ from odtlib.experiments.paper000 import AVAILABLE, load
 from odtlib.experiments.reference import reference_table
 from odtlib.models import CategoricalODT
 from odtlib.models._pipeline import NotProvedOptimalWarning
+from odtlib.solvers import SolverCapabilityWarning
 
 DECOMPOSITION = "Subtree-Benders"
 VARIANTS = (*CategoricalODT.PAPER_METHODS, DECOMPOSITION)    # Table 2's columns, then ours
@@ -48,21 +49,22 @@ def subsample(dataset: str, n: int | None, seed: int):
     return X.reset_index(drop=True), y.reset_index(drop=True), groups
 
 
-def make_model(variant: str, groups, topology: str, args) -> CategoricalODT:
+def make_model(variant: str, solver: str, groups, topology: str, args) -> CategoricalODT:
     common = dict(topology=topology, groups=groups, pruned_routing=not args.no_prune, max_card=args.max_card,
-                  ordinal_splits=not args.categorical, time_limit=args.time_limit, threads=args.threads,
-                  seed=args.seed)
+                  ordinal_splits=not args.categorical, solver=solver, time_limit=args.time_limit,
+                  threads=args.threads, seed=args.seed)
     if variant == DECOMPOSITION:
-        return CategoricalODT.paper_method("All", subtree_benders=True, solver=args.benders_solver, **common)
-    return CategoricalODT.paper_method(variant, solver=args.solver, **common)
+        return CategoricalODT.paper_method("All", subtree_benders=True, **common)
+    return CategoricalODT.paper_method(variant, **common)
 
 
-def run_cell(X, y, groups, topology: str, variant: str, args) -> dict:
-    model = make_model(variant, groups, topology, args)
+def run_cell(X, y, groups, topology: str, variant: str, solver: str, args) -> dict:
+    model = make_model(variant, solver, groups, topology, args)
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotProvedOptimalWarning)       # the status column says it
+            warnings.simplefilter("ignore", SolverCapabilityWarning)       # HiGHS: the restart loop, known
             model.fit(X, y)
     except ValueError as error:                                             # the decomposition refuses
         return {"solver": model.solver, "time_s": None, "wall_s": None, "nodes": None, "status": "refused",
@@ -100,8 +102,8 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--topologies", nargs="+", default=["depth3"])
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--time-limit", type=float, default=60.0)
-    parser.add_argument("--solver", default="highs", help="solver of the paper's variants")
-    parser.add_argument("--benders-solver", default="scip", help="solver of Subtree-Benders")
+    parser.add_argument("--solvers", nargs="+", default=["highs", "scip"], help="solvers of the paper's variants")
+    parser.add_argument("--benders-solvers", nargs="+", default=["scip", "highs"], help="solvers of Subtree-Benders")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-card", type=int, default=None, help="Section 4.5 (default: unconstrained)")
@@ -116,9 +118,12 @@ def main(argv=None) -> pd.DataFrame:
             X, y, groups = subsample(dataset, n, args.seed)
             for topology in args.topologies:
                 for variant in args.variants:
-                    cell = run_cell(X, y, groups, topology, variant, args)
-                    rows.append({"dataset": dataset, "n": len(y), "topology": topology, "variant": variant, **cell})
-                    print(" ".join(f"{k}={v}" for k, v in rows[-1].items() if v != ""), file=sys.stderr, flush=True)
+                    for solver in args.benders_solvers if variant == DECOMPOSITION else args.solvers:
+                        cell = run_cell(X, y, groups, topology, variant, solver, args)
+                        rows.append({"dataset": dataset, "n": len(y), "topology": topology, "variant": variant,
+                                     **cell})
+                        print(" ".join(f"{k}={v}" for k, v in rows[-1].items() if v != ""), file=sys.stderr,
+                              flush=True)
     table = pd.DataFrame(rows)
     print(f"\nseconds ({args.threads} thread(s), limit {args.time_limit:g} s, max_card={args.max_card}) beside the "
           "paper's CPLEX seconds (Table 2, 8 cores; Subtree-Benders is compared with its All); * = not proved "

@@ -20,8 +20,8 @@ for every master point
 
 holds at the true value of k's subtree (the samples that really reach k are S' ⊆ S plus some i ∉ S whose
 side expression is 1). At the master point that produced S the cut reads θ_k <= OPT(S), which is exact.
-:class:`SubtreeBendersCuts` adds (SB) as lazy rows at integer master points (and, with ``at_fractional``, at
-LP points, with S from the rounded tests: (SB) is valid for any S). The optimal tree is then the master's
+:class:`SubtreeBendersCuts` adds (SB) as lazy rows at integer master points. (SB) is valid for any S, so LP
+points could be separated too, with S from the rounded tests; on SCIP that made krkp (Table 2) 5x slower. The optimal tree is then the master's
 tests plus, at every frontier node, an optimal subtree on the samples sent there
 (:meth:`SubsetSubtreeSolver.best_tests`).
 
@@ -227,15 +227,13 @@ class SubtreeBendersCuts(LazyRowFamily):
 
     violation_tol = 1e-6
 
-    def __init__(self, model: pyo.ConcreteModel, solver: SubsetSubtreeSolver, at_fractional: bool = False):
+    def __init__(self, model: pyo.ConcreteModel, solver: SubsetSubtreeSolver):
         topo: Topology = model.topology
-        self.model, self.solver, self.at_fractional = model, solver, at_fractional
+        self.model, self.solver = model, solver
         heights = node_heights(topo)
         self.frontier = [(k, heights[k], ancestors(topo, k)) for k in model.frontier]
         self.weight = solver.w_pos + solver.w_neg
-        self.ones = np.zeros((len(self.weight), len(model.J)))        # a^i_j over the master's columns J
-        for i, ones in enumerate(model.ones):
-            self.ones[i, [model.J.ord(j) - 1 for j in ones]] = 1.0
+        self.ones = solver.X                     # a^i_j over the groups' columns, in the master's order J
         self.z_vars = {k: [model.z[k, j] for j in model.J] for k in model.K}
 
     def reach(self, values: Values) -> dict[int, np.ndarray]:
