@@ -19,8 +19,9 @@ separates the points the model sends left from those it sends right (every left 
 value), and otherwise the middle of the gap between the largest left value and the smallest right value
 (so a point on the plane that the model sent right goes right). If the model sends points with the same
 value h_b·x to both sides (only through slack, each costing α₁·ε), no threshold can: the tree keeps g_b
-(on-plane points go left) and ``fit`` warns with the number of such points; raise ``alpha1`` so that
-α₁·ε exceeds the weight of a misclassified point.
+(on-plane points go left) and ``fit`` warns with the number of such points. Raise ``alpha1``: once α₁·ε
+exceeds the total weight of the points, no optimum routes a point against its hyperplane's value (each such
+point pays at least α₁·ε, more than all errors together).
 
 **α₁ > 0.** With α₁ = 0 the model is trivial: h = 0, g = 0 and m = ε meet every row for any routing, so it
 "classifies" every point of up to 2^D classes correctly. :class:`SVM1ODT` rejects α₁ = 0. A small α₁·ε has
@@ -333,7 +334,7 @@ class SVM1ODT(MIPTreeClassifier):
         if self.alpha1 == 0:
             raise ValueError("alpha1=0 makes SVM1-ODT trivial: with free margin slack, h = 0 and g = 0 meet every "
                              "row, so any routing 'classifies' the training data; use alpha1 > 0 (the paper's "
-                             "settings use 30 to 1e6; alpha1 * epsilon above 1 makes slack dearer than an error)")
+                             "settings use 30 to 1e6; the larger alpha1 * epsilon, the dearer slack is against errors)")
 
     # ------------------------------------------------------------------ data selection
     def _fit(self, X, y, sample_weight=None):
@@ -522,7 +523,7 @@ class SVM1ODT(MIPTreeClassifier):
         if n_conflicts:
             warnings.warn(f"SVM1ODT: the solved model put {n_conflicts} training points on a hyperplane and routed "
                           "them to both sides (paid by margin slack), which no threshold reproduces; the tree sends "
-                          "them by h·x <= g. Raise alpha1 (alpha1 * epsilon above 1 makes this never pay)",
+                          "them by h·x <= g. Raise alpha1 (alpha1 * epsilon above the number of points rules it out)",
                           stacklevel=4)
         labels = {l: ctx.classes[int(np.clip(round(pyo.value(model.u[l])), 1, ctx.n_classes)) - 1] for l in model.L}
         tree = hyperplane_tree(ctx.depth, splits, labels)
