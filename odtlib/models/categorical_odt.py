@@ -172,13 +172,8 @@ def build_master(
     model.groups = list(groups)
     model.K = pyo.Set(initialize=[k for k in topo.decision_nodes if heights[k] >= 3], ordered=True,
                       doc="decision nodes of height >= 3")
-    model.G = pyo.Set(initialize=range(len(model.groups)), ordered=True, doc="feature groups")
-    model.J = pyo.Set(initialize=[j for g in model.groups for j in g.columns], ordered=True,
-                      doc="0/1 columns of the groups")
+    add_group_sets(model, A)
     model.frontier = pyo.Set(initialize=frontier_nodes(topo), ordered=True, doc="roots of the exact subtrees")
-    model.group_of = {j: gi for gi, g in enumerate(model.groups) for j in g.columns}
-    columns = np.asarray(list(model.J), dtype=np.int64)
-    model.ones = [columns[A[i, columns]].tolist() for i in range(len(positive))]  # {j ∈ J: a^i_j = 1}
     model.v = pyo.Var(model.K, model.G, within=pyo.UnitInterval, doc="v^k_g: group g tested at node k")
     model.z = pyo.Var(model.K, model.J, within=pyo.Binary, doc="z^k_j: column j in node k's left subset")
     total = float(positive.sum() + class_weight * (~positive).sum())
@@ -219,19 +214,24 @@ def add_subtree_capacity(model: pyo.ConcreteModel, weight: np.ndarray) -> None:
     model.subtree_capacity = pyo.Constraint(model.frontier, rule=rule, doc="(SB) with S = ∅")
 
 
+def add_group_sets(model: pyo.ConcreteModel, A: np.ndarray) -> None:
+    """G, J, the group g(j) of every column and, per sample i, its columns {j ∈ J: a^i_j = 1} (for L(i, k) (3))."""
+    model.G = pyo.Set(initialize=range(len(model.groups)), ordered=True, doc="feature groups")
+    model.J = pyo.Set(initialize=[j for g in model.groups for j in g.columns], ordered=True,
+                      doc="0/1 columns of the groups")
+    model.group_of = {j: gi for gi, g in enumerate(model.groups) for j in g.columns}
+    columns = np.asarray(list(model.J), dtype=np.int64)
+    model.ones = [columns[row[columns]].tolist() for row in A]
+
+
 def add_index_sets(model: pyo.ConcreteModel, A: np.ndarray, positive: np.ndarray, prune_c: bool) -> None:
     """K, B, G, J, I and the (i, b) pairs that get a variable c (all, or only (14) with ``prune_c``)."""
     topo: Topology = model.topology
     model.K = pyo.Set(initialize=topo.decision_nodes, ordered=True, doc="decision nodes")
     model.B = pyo.Set(initialize=topo.leaves, ordered=True, doc="leaves")
-    model.G = pyo.Set(initialize=range(len(model.groups)), ordered=True, doc="feature groups")
-    model.J = pyo.Set(initialize=[j for g in model.groups for j in g.columns], ordered=True,
-                      doc="0/1 columns of the groups")
+    add_group_sets(model, A)
     model.I = pyo.Set(initialize=range(len(positive)), ordered=True, doc="samples")
-    model.group_of = {j: gi for gi, g in enumerate(model.groups) for j in g.columns}
     model.positive = positive
-    columns = np.asarray(list(model.J), dtype=np.int64)
-    model.ones = [columns[A[i, columns]].tolist() for i in range(len(positive))]  # {j ∈ J: a^i_j = 1}
     model.CI = pyo.Set(
         dimen=2, ordered=True, doc="(i, b) pairs with a routing variable",
         initialize=[(i, b) for i in range(len(positive)) for b in topo.leaves
@@ -596,8 +596,8 @@ class CategoricalODT(MIPTreeClassifier):
                  max_card: int | None = None, ordinal_splits: bool = True, maximize: str = "accuracy",
                  floor: float | None = None, feature_selection=None, strengthened_routing: bool = True,
                  anchors: bool = True, pruned_routing: bool = True, relaxed_integrality: bool = True,
-                 proper_splits: bool = False, subtree_benders: bool = False, solver: str = "highs", time_limit: float | None = None,
-                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, solver_options: dict | None = None,
+                 proper_splits: bool = False, subtree_benders: bool = False, solver: str = "highs",
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0, solver_options: dict | None = None,
                  keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
