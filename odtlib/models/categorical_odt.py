@@ -597,8 +597,8 @@ class CategoricalODT(MIPTreeClassifier):
                  floor: float | None = None, feature_selection=None, strengthened_routing: bool = True,
                  anchors: bool = True, pruned_routing: bool = True, relaxed_integrality: bool = True,
                  proper_splits: bool = False, subtree_benders: bool = False, solver: str = "highs",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0, solver_options: dict | None = None,
-                 keep_model: bool = False, log: bool = False):
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
     # ------------------------------------------------------------------ validation
