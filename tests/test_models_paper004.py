@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 import pyomo.environ as pyo
 import pytest
+from oracles import violated_constraints
 from oracles_hyperplane import best_hyperplane_tree
 
 from odtlib.models import SOCT, SVM1ODT, NotProvedOptimalWarning
@@ -130,6 +131,27 @@ def test_a_point_on_the_plane_that_the_model_sent_right_goes_right_in_the_tree()
     tree = SVM1ODT(epsilon=0.01)._decode(ctx, model)
     assert tree.nodes[1].bias == pytest.approx(0.25)
     np.testing.assert_array_equal(tree.apply(X), [2, 3, 3])
+
+
+def start_values(est, X, y):
+    """The estimator's warm-start values for ``est.warm_start`` on (X, y), with the model they belong to."""
+    est.classes_ = np.unique(y)
+    ctx = est._context(X, np.searchsorted(est.classes_, y))
+    model = est._build(ctx)
+    return model, est._start_values(ctx, model, est._initial_tree(ctx))
+
+
+@pytest.mark.parametrize("categorical", [None, [0]])
+def test_warm_starts_satisfy_every_row(categorical):
+    """CART's tree (on a categorical column: the codes <= θ go left) and a given hyperplane tree."""
+    X, y = grid_data(13, 12, n_classes=3)
+    if categorical:
+        X[:, 0] = np.arange(12) % 4 * 3.0                              # codes 0, 3, 6, 9
+    given = Tree({1: HyperplaneSplit(np.array([0.0, 2.0]), 1.0, 2, 3), 2: Leaf(int(y[0])), 3: Leaf(int(y[1]))})
+    for start in (True, given):
+        est = SVM1ODT(depth=2, warm_start=start, categorical_features=categorical)
+        model, values = start_values(est, X, y)
+        assert violated_constraints(model, values) == []
 
 
 # ------------------------------------------------------------------------------------------ the cuts
