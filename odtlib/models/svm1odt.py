@@ -44,8 +44,8 @@ that column, s_bjv = 1 for the values that go left) or by a hyperplane on the nu
 points of the supplement as follows: the hyperplane sum of (1f) runs over the numerical columns only (a
 categorical column has no coefficient), and ||h_b||_1 in (1a) counts the categorical h_bj too (a categorical
 split costs α₂). (8e) bounds the numerical |h_bj| by 1 - Σ_j∈Fc h_bj, so in this model a hyperplane also has
-|h_bj| <= 1. The decoded tree uses :class:`~odtlib.tree.CategorySplit` (codes not seen at the node in training
-go right).
+|h_bj| <= 1. The decoded tree uses :class:`~odtlib.tree.CategorySplit` with the codes whose s_bjv = 1 (codes unseen in
+training go right).
 
 **Weights.** ``fit(X, y, sample_weight)`` multiplies c_i in (1a) by the point's weight (Algorithm 3's
 weighted misclassification); the slack and margin rows are unweighted.
