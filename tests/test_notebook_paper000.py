@@ -78,8 +78,10 @@ def test_quick_profile_runs_table_2_at_depth_3_with_the_decomposition():
     table2 = reference_table("000", "table2")
     assert set(zip(ablation["dataset"], ablation["n_train"])) <= set(zip(table2["dataset"], table2["n_samples"]))
     assert set(ablation["topology"]) == {"depth3"} and set(ablation["variant"]) == {"All", p000.DECOMPOSITION}
-    assert set(ablation["time_limit"]) == {quick.ablation_limit}
-    assert p000.get_profile("quick", time_limit=5).ablation_limit is None     # one limit overrides all
+    limits = dict(zip(ablation["variant"], ablation["time_limit"]))
+    assert limits == {"All": quick.timing_limit, p000.DECOMPOSITION: quick.decomposition_limit}
+    one_limit = p000.grids(p000.get_profile("quick", time_limit=5))["ablation"]
+    assert {c["time_limit"] for c in one_limit} == {5}                         # one limit overrides all
     config = p000.run_config("bc", variant=p000.DECOMPOSITION, topology="depth3")
     model = p000.make_model(config, groups=None)
     assert model.subtree_benders and model.anchors and model.max_card == 2
