@@ -2,10 +2,10 @@
 
 Prints, in one run: LPs per second of the per-point LP (24) on random clusters with all points as columns
 (the plain LP) and with the hull-vertex columns (the shortcut); points per second of the whole LP (24) on a
-cluster (3-D: hull columns, Delaunay for non-vertices; 10-D: column generation); the balanced variant's time on small clusters; the time
-of the whole selection on skin-segmentation's 75 % training part (183,792 of 245,057 rows; depth 2 and 3,
-the paper's β1, β2, ε' from Tables 7-8) with its selected share beside the paper's, at depth 2 again with
-every point by its LP, and on any other Table 7 datasets asked for.
+cluster (3-D: hull columns, Delaunay for non-vertices; 10-D: column generation); the balanced variant's
+time on small clusters; the time of the whole selection on skin-segmentation's 75 % training part (183,792
+of 245,057 rows; depth 2 and 3, the paper's β1, β2, ε' from Tables 7-8) with its selected share beside the
+paper's, at depth 2 again with every point by its LP, and on any other Table 7 datasets asked for.
 
     ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/data_selection_speed.py [--quick] [--datasets HTRU]
 
