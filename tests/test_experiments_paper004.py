@@ -117,7 +117,7 @@ def _records() -> pd.DataFrame:
              ("Congress", 2, "CART", 0, "ok", 96.0, 94.0, 0.0, None, np.nan),
              ("Congress", 2, "OCT-H", 0, "ok", np.nan, np.nan, np.nan, None, "model too large")]
     return pd.DataFrame(rows, columns=["dataset", "depth", "method", "split", "status", "train_acc", "test_acc",
-                                       "fit_time", "proved", "not_run"])
+                                       "fit_time", "proved", "no_result"])
 
 
 def test_summary_means_splits_and_says_why_a_cell_is_missing():
@@ -125,7 +125,7 @@ def test_summary_means_splits_and_says_why_a_cell_is_missing():
     assert table.loc[("Iris", "S1O"), "test_acc"] == 96.5 and table.loc[("Iris", "S1O"), "n_splits"] == 2
     assert table.loc[("Iris", "OCT-H"), ["n_splits", "n_failed", "n_unproved"]].tolist() == [1, 1, 1]
     assert "failed" in table.loc[("Iris", "OCT-H"), "reason"]
-    assert table.loc[("Congress", "OCT-H"), "reason"] == "ours: not run (model too large)"
+    assert table.loc[("Congress", "OCT-H"), "reason"] == "ours: no tree (model too large)"
     assert table.loc[("Iris", "CART"), "reason"] == ""
 
 
@@ -152,7 +152,7 @@ def test_claims_compare_mean_test_accuracy_on_the_datasets_run():
     cart = table.loc["S1O vs CART"]
     assert cart["datasets"] == 2 and cart["ours_gain"] == pytest.approx((96.5 + 90) / 2 - (92 + 94) / 2)
     assert cart["paper_gain"] == pytest.approx((98.6 + 98.0) / 2 - (92.4 + 93.5) / 2) and cart["claim_holds_paper"]
-    assert table.loc["S1O vs OCT-H", "datasets"] == 1                                  # Congress' OCT-H not run
+    assert table.loc["S1O vs OCT-H", "datasets"] == 1                                  # Congress' OCT-H gave no tree
 
 
 def test_s1o_takes_the_parameters_of_the_best_cross_validated_accuracy(monkeypatch):
@@ -170,3 +170,21 @@ def test_s1o_takes_the_parameters_of_the_best_cross_validated_accuracy(monkeypat
     best = p004.S1O_GRID[int(np.argmax(scores))]
     assert out["metrics"]["selected"] == ", ".join(f"{k}={v:g}" for k, v in best.items())
     assert out["metrics"]["n_train"] == 18 and out["metrics"]["test_acc"] >= 80
+
+
+@pytest.mark.parametrize("error", [ValueError("OCTH: ... over the limit of 2,000,000 (OCTH.max_variables) ..."),
+                                   RuntimeError("OCTH: the solver returned no tree (status 'time_limit')")])
+def test_a_mip_without_a_tree_is_recorded_as_the_papers_na(monkeypatch, error):
+    class NoTree:
+        def fit(self, X, y):
+            raise error
+
+    y = np.repeat([0, 1], 20)
+    monkeypatch.setattr(p004, "load", lambda dataset: (np.linspace(0, 1, 40)[:, None], y))
+    monkeypatch.setattr(p004, "make_model", lambda *args, **kwargs: NoTree())
+    out = p004.run_selection(dict(table=7, dataset="EEG", method="OCT-H", split=0, solver="highs", time_limit=1,
+                                  rows=None))
+    assert out["metrics"] == {"no_result": str(error), "n_train": 30, "n_test": 10}
+    error = ValueError("X has 3 features, the model 2")                # any other error is a failed run
+    with pytest.raises(ValueError, match="3 features"):
+        p004.run_selection(dict(table=7, dataset="EEG", method="OCT-H", split=0, solver="highs", time_limit=1))

@@ -398,8 +398,9 @@ def run_selection(config: dict) -> dict:
     that many rows (short profiles); the test part is always the whole 25 %.
 
     Metrics as `run_medium`, plus ``selected_pct``, ``n_selected``, ``n_lps``, ``lp_seconds`` and the paper's
-    ``paper_selected_pct`` for S1O-DS, and ``not_run`` (why a MIP was not attempted: the model is over
-    ``max_variables``, as the paper's OCT-H "N/A")."""
+    ``paper_selected_pct`` for S1O-DS, and ``no_result`` (why a MIP gave no tree: the model is over
+    ``max_variables`` and was not built, or the solver found no tree within the limit -- OCT-H on data whose
+    values lie closer together than its margin, where the CART start is infeasible; the paper's "N/A")."""
     table, method = config["table"], config["method"]
     X, y = load(config["dataset"])
     train, test = split(y, config["split"])
@@ -413,10 +414,10 @@ def run_selection(config: dict) -> dict:
     tic = time.perf_counter()
     try:
         fit_quietly(model, X[train], y[train])
-    except ValueError as error:
-        if "max_variables" not in str(error):
+    except (ValueError, RuntimeError) as error:
+        if "max_variables" not in str(error) and "returned no tree" not in str(error):
             raise
-        return {"metrics": {"not_run": str(error)[:300], "n_train": len(train), "n_test": len(test)}}
+        return {"metrics": {"no_result": str(error)[:300], "n_train": len(train), "n_test": len(test)}}
     out = _outcome(model, X[train], y[train], X[test], y[test], time.perf_counter() - tic)
     if method == S1O_DS:
         out["metrics"].update(selection_metrics(model, len(train)), paper_selected_pct=paper_pct)
@@ -441,25 +442,25 @@ KEYS = ["dataset", "depth", "method"]
 def summary(results: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, depth, method): split means of train / test accuracy (percent) and fit time,
     ``n_splits`` (finished), ``n_failed``, ``n_unproved`` (MIP fits stopped by the time limit) and ``reason``
-    (failed runs or a model not attempted; "" otherwise)."""
+    (failed runs, or a MIP that gave no tree; "" otherwise)."""
     df = results.copy()
     if "depth" not in df:
         df["depth"] = df["table"].map(TABLE_DEPTH)
     df["failed"] = df["status"] != "ok"
-    if "not_run" not in df:
-        df["not_run"] = np.nan
-    finished = df[~df["failed"] & df["not_run"].isna()]
+    if "no_result" not in df:
+        df["no_result"] = np.nan
+    finished = df[~df["failed"] & df["no_result"].isna()]
     unproved = finished["proved"].map(lambda v: v is False or v == 0.0)
     means = finished.assign(unproved=unproved).groupby(KEYS, sort=False).agg(
         train_acc=("train_acc", "mean"), test_acc=("test_acc", "mean"), time_s=("fit_time", "mean"),
         n_splits=("test_acc", "size"), n_unproved=("unproved", "sum"))
     counts = df.groupby(KEYS, sort=False).agg(n_failed=("failed", "sum"),
-                                              not_run=("not_run", lambda v: "; ".join(v.dropna().astype(str))))
+                                              no_result=("no_result", lambda v: "; ".join(v.dropna().astype(str))))
     table = counts.join(means, how="left").reset_index()
     table[["n_splits", "n_unproved", "n_failed"]] = table[["n_splits", "n_unproved", "n_failed"]].fillna(0).astype(int)
-    table["reason"] = [failure_note(f, f + n) or (f"ours: not run ({why.split(';')[0]})" if why else "")
-                       for f, n, why in zip(table["n_failed"], table["n_splits"], table["not_run"])]
-    return table.drop(columns="not_run")
+    table["reason"] = [failure_note(f, f + n) or (f"ours: no tree ({why.split(';')[0]})" if why else "")
+                       for f, n, why in zip(table["n_failed"], table["n_splits"], table["no_result"])]
+    return table.drop(columns="no_result")
 
 
 def compare_table(ours: pd.DataFrame, table: int, value: str, profile: Profile) -> pd.DataFrame:
