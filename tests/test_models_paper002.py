@@ -12,7 +12,7 @@ from oracles import brute_force_tree, random_binary_data, violated_constraints
 from oracles_hyperplane import best_hyperplane_tree, margin_separable, strictly_separable
 
 from odtlib.models import OCTH, SOCT
-from odtlib.models._hyperplane import full_tree_routing, hyperplane_tree
+from odtlib.models._hyperplane import full_tree_routing, hyperplane_tree, margin_threshold
 from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
 
 MODELS = [SOCT, OCTH]
@@ -106,6 +106,31 @@ def test_warm_starts_satisfy_the_model_and_reach_the_optimum(cls):
         values = est._start_values(ctx, model, est._initial_tree(ctx))
         assert violated_constraints(model, values) == []
         assert round(fit(cls, X, y, depth=2, warm_start=start).solve_result_.objective) == expected
+
+
+def test_margin_threshold_moves_to_the_nearest_gap_of_width_epsilon():
+    values = np.array([0.10, 0.30, 0.302, 0.304, 0.60])
+    assert margin_threshold(values, 0.303, 0.005) == pytest.approx(0.304)       # 1 point moves left, not 2 right
+    assert margin_threshold(values, 0.301, 0.005) == pytest.approx(0.10)        # 0.30 moves right, not 2 left
+    assert margin_threshold(values, 0.45, 0.005) == pytest.approx(0.304)        # already in a gap: unchanged side
+    assert margin_threshold(np.array([0.5, 0.501]), 0.5, 0.005) == pytest.approx(0.495)   # a tie: all right
+    assert margin_threshold(np.array([-0.998, -0.997]), -0.998, 0.005) == pytest.approx(-0.997)  # all left
+
+
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_a_start_with_points_inside_the_margin_is_moved_to_a_feasible_one(cls):
+    """x0 = 0.500 / 0.502 on the two sides of the start's threshold: closer than ε = 0.005, so the start as
+    given violates the right-margin row; the routing moves one point and the start becomes feasible."""
+    X = np.array([[0.1, 0.5], [0.500, 0.2], [0.502, 0.7], [0.9, 0.4]])
+    y = np.array([0, 0, 1, 1])
+    start = Tree({1: UnivariateSplit(0, 2, 3, 0.501), 2: Leaf(0), 3: Leaf(1)})
+    est = cls(depth=1, warm_start=start)
+    est.classes_ = np.unique(y)
+    ctx = est._context(X, y)
+    model = est._build(ctx)
+    values = est._start_values(ctx, model, start)
+    assert violated_constraints(model, values) == []
+    assert round(sum(values[model.z[i, t]] for i in model.I for t in model.L)) == 3
 
 
 # ------------------------------------------------------------------------------------------ parameters, input

@@ -158,7 +158,7 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
 
     def _start_values(self, ctx, model, tree):
         """Values of d, w, c, z (the routing of ``tree``, any univariate or hyperplane tree) and of the splits."""
-        routing = full_tree_routing(tree, ctx.X, ctx.depth)
+        routing = full_tree_routing(tree, ctx.X, ctx.depth, margin=self._start_margin())
         class_index = {label: k for k, label in enumerate(ctx.classes.tolist())}
         start = ComponentMap()
         for t in model.N:
@@ -176,25 +176,17 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
         self._split_start(ctx, model, routing, start)
         return start
 
+    def _start_margin(self) -> float:
+        """The margin the start's routing must meet (the ε of the big-M rows)."""
+        return self.epsilon
+
     def _split_start(self, ctx, model, routing, start) -> None:
-        """a, â, b of the nodes with a hyperplane; each offset moved to the smallest right-hand value minus ε,
-        so the start meets the margin wherever the tree's routing allows."""
+        """a, â, b of the nodes with a hyperplane (thresholds already moved to meet the margin)."""
         for t in model.H:
             a, b = routing.splits.get(t, (np.zeros(ctx.n_features), 0.0))
-            b = _offset_with_margin(ctx.X[routing.reaches(t)], a, b, self.epsilon)
             for j in model.F:
                 start[model.a[t, j]], start[model.a_abs[t, j]] = float(a[j]), float(abs(a[j]))
             start[model.b[t]] = b
-
-
-def _offset_with_margin(X_here: np.ndarray, a: np.ndarray, b: float, epsilon: float) -> float:
-    """b moved to (smallest a·x on the right) - ε when that keeps the left side left, else b."""
-    values = X_here @ a
-    right = values > b
-    if not right.any():
-        return b
-    moved = float(values[right].min()) - epsilon
-    return moved if (values[~right] <= moved).all() and moved >= -1 else b
 
 
 class SOCT(HyperplaneTreeClassifier):

@@ -105,6 +105,11 @@ class UnivariateOCT(HyperplaneTreeClassifier):
 
         return Tree(nodes, root=place(1))
 
+    def _start_margin(self) -> float:
+        """No common margin: any threshold on feature f leaves a gap of at least ε_f (its smallest gap between
+        distinct values), which is all this model's rows ask."""
+        return 0.0
+
     def _split_start(self, ctx, model, routing, start) -> None:
         """Each split e_f with b_t = the smallest value of x_f on its right (the left side then lies ε_f below)."""
         for t in model.N:
