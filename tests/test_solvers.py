@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import warnings
 
 import numpy as np
 import pyomo.environ as pyo
@@ -17,6 +18,7 @@ from odtlib.solvers import (
     Callbacks,
     LinearRow,
     SolverNotAvailableError,
+    StartRejectedWarning,
     available_solvers,
     solve,
 )
@@ -176,6 +178,18 @@ def test_warm_start_is_used(solver):
     # without the start there is no incumbent at all
     M2 = hard_knapsack()[0]
     assert solve(M2, solver=solver, time_limit=0.0).objective is None
+
+
+def test_a_start_that_violates_the_model_is_reported_not_dropped_silently():
+    M, W, cap, v = hard_knapsack()
+    full = np.ones(len(v))                                            # every item: over the capacity
+    with pytest.warns(StartRejectedWarning, match=r"violates \d+ of the model's rows"):
+        solve(M, solver="highs", time_limit=0.0, warm_start=[(M.x[j], full[j]) for j in range(len(v))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StartRejectedWarning)          # feasible, or partial: nothing to say
+        greedy = greedy_start(M, W, cap, v)
+        solve(M, solver="highs", time_limit=0.0, warm_start=[(M.x[j], greedy[j]) for j in range(len(v))])
+        solve(M, solver="highs", time_limit=0.0, warm_start=[(M.x[0], 1.0)])
 
 
 # ---------------------------------------------------------------------------------------

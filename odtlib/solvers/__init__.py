@@ -24,6 +24,7 @@ Public API::
     Values        values[var], values.array(vars), values.columns(vars), values.x, .is_integral
     LinearRow     LinearRow(vars_or_columns, coefs, lb=-inf, ub=inf): fast callback rows
     SOLVERS, available_solvers(), SolverNotAvailableError
+    StartRejectedWarning                         a complete warm start that violates the model
     capabilities(solver) -> SolverCapabilities   how a solver runs lazy rows, cuts, heuristics
     solver_tuning(solver, strategy) -> dict     solver parameters that suit a search strategy
 
@@ -38,7 +39,7 @@ from odtlib.solvers.capabilities import (
     capabilities,
     solver_tuning,
 )
-from odtlib.solvers.core import SOLVERS, available_solvers, solve
+from odtlib.solvers.core import SOLVERS, StartRejectedWarning, available_solvers, solve
 from odtlib.solvers.plugins import BranchAndCut, CutFamily, LazyRowFamily, PrimalHeuristic
 from odtlib.solvers.result import SolveResult
 
@@ -51,6 +52,7 @@ __all__ = [
     "PrimalHeuristic",
     "SolverCapabilities",
     "SolverCapabilityWarning",
+    "StartRejectedWarning",
     "capabilities",
     "solver_tuning",
     "LinearRow",

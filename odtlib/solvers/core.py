@@ -6,13 +6,14 @@ import importlib
 import logging
 import math
 import time
+import warnings
 from collections.abc import Iterable, Mapping
 
 from odtlib.solvers.base import Backend, SolveOptions, SolverNotAvailableError
 from odtlib.solvers.callbacks import Callbacks
 from odtlib.solvers.restart import restart_loop
 from odtlib.solvers.result import SolveResult, relative_gap
-from odtlib.solvers.standard_form import clean_values, compile_model, load_values, start_vector
+from odtlib.solvers.standard_form import clean_values, compile_model, load_values, start_vector, start_violations
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +121,9 @@ def solve(
     backend = backend_cls(sf, options)
     t_ready = time.perf_counter()
     if warm_start:
-        backend.set_start(*start_vector(sf, warm_start))
+        cols, vals = start_vector(sf, warm_start)
+        _warn_if_start_violates(sf, cols, vals)
+        backend.set_start(cols, vals)
 
     rounds = 1
     if callbacks is not None and not backend_cls.supports_callbacks:
@@ -173,6 +176,20 @@ def _options(time_limit, mip_gap, abs_gap, threads, seed, log, solver_options=No
         abs_gap=0.0 if abs_gap is None else float(abs_gap),
         threads=int(threads), seed=int(seed), log=bool(log), solver_options=dict(solver_options or {}),
     )
+
+
+class StartRejectedWarning(UserWarning):
+    """A warm start that violates the model: the solver drops it."""
+
+
+def _warn_if_start_violates(sf, cols, vals) -> None:
+    """Solvers drop an infeasible start without a word (SCIP, HiGHS); say so, since the search then starts
+    from nothing."""
+    violated = start_violations(sf, cols, vals)
+    if violated:
+        warnings.warn(f"the warm start violates {violated} of the model's rows and bounds by more than 1e-6, so "
+                      "the solver will discard it and search without a start; check the start's values",
+                      StartRejectedWarning, stacklevel=3)
 
 
 def _notice_ignored(callbacks: Callbacks, solver: str) -> None:

@@ -191,6 +191,19 @@ def load_values(sf: StandardForm, x: np.ndarray) -> None:
         v.set_value(val, skip_validation=True)
 
 
+def start_violations(sf: StandardForm, cols: np.ndarray, vals: np.ndarray, tol: float = 1e-6) -> int | None:
+    """Rows and column bounds a complete start violates by more than ``tol`` (None: the start leaves some
+    columns open, so the solver completes it and nothing can be checked here)."""
+    if len(np.unique(cols)) < sf.n_cols:
+        return None
+    x = np.empty(sf.n_cols)
+    x[cols] = vals
+    activity = sf.A @ x
+    rows = (activity < sf.row_lb - tol) | (activity > sf.row_ub + tol)
+    bounds = (x < sf.col_lb - tol) | (x > sf.col_ub + tol)
+    return int(rows.sum() + bounds.sum())
+
+
 def start_vector(sf: StandardForm, assignment) -> tuple[np.ndarray, np.ndarray]:
     """An assignment (ComponentMap or iterable of (Pyomo variable, value) pairs) as (column
     numbers, values); entries for fixed or unused variables are dropped, None values skipped."""
