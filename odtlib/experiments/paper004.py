@@ -18,6 +18,7 @@ Methods (`make_model`), as the paper ran them (Sec. 4): CART is scikit-learn's `
 default parameters and the same maximum depth; the MIPs get a CART warm start of the same depth.
 
 * **S1O** — ``odtlib.models.SVM1ODT`` (formulation (1a)-(1l), M = 1 by Theorem 2); **S1O-DS** — the same
+  estimator with ``data_selection="lp"``: the MIP
   on the rows ``odtlib.models.data_selection.LPDataSelector`` keeps from the clusters of the CART tree
   (Section 3, LP (24) and Algorithm 1), started from that CART tree.
 * **OCT-H** — ``odtlib.models.OCTH`` (Bertsimas & Dunn's multivariate OCT, shared with paper 002), no split
@@ -249,40 +250,6 @@ class _BinarisedBinOCT:
         return self.model.predict(self.encoder.transform(pd.DataFrame(X)).to_numpy())
 
 
-class _SelectedS1O:
-    """S1O-DS (Section 3): CART of the same depth on the training rows, its leaves' clusters thinned by
-    ``odtlib.models.data_selection.LPDataSelector`` (LP (24), Algorithm 1), then SVM1-ODT on the selected rows
-    from the CART start. ``params``: ε, α₁, α₂ for SVM1ODT and ε′, β₁, β₂ for the selector.
-
-    After ``fit``: ``selected_rows_`` (bool mask over the training rows), ``selection_`` (the fitted selector),
-    ``solve_result_``, ``tree_``."""
-
-    SELECTOR_PARAMS = ("epsilon_prime", "beta1", "beta2")
-
-    def __init__(self, common: dict, params: dict):
-        self.common, self.params = common, params
-
-    def fit(self, X, y):
-        from sklearn.tree import DecisionTreeClassifier
-
-        from odtlib.models import SVM1ODT
-        from odtlib.models.data_selection import LPDataSelector
-
-        depth = self.common["depth"]
-        cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
-        selector_params = {k: self.params[k] for k in self.SELECTOR_PARAMS}
-        self.selection_ = LPDataSelector(depth=depth, method="lp", **selector_params).fit(X, y, tree=cart)
-        self.selected_rows_ = self.selection_.support_
-        model_params = {k: v for k, v in self.params.items() if k not in self.SELECTOR_PARAMS}
-        self.model = SVM1ODT(**{**self.common, "warm_start": self.selection_.tree_}, **model_params)
-        self.model.fit(X[self.selected_rows_], y[self.selected_rows_])
-        self.solve_result_, self.tree_ = self.model.solve_result_, self.model.tree_
-        return self
-
-    def predict(self, X):
-        return self.model.predict(X)
-
-
 def make_model(method: str, depth: int, *, solver: str = "highs", time_limit: float | None = None,
                params: dict | None = None):
     """The estimator of ``method`` at ``depth`` (the paper's setup, module docstring). ``params``: S1O's
@@ -304,7 +271,7 @@ def make_model(method: str, depth: int, *, solver: str = "highs", time_limit: fl
     if method == S1O:
         return models.SVM1ODT(**common, **params)
     if method == S1O_DS:
-        return _SelectedS1O(common, params)
+        return models.SVM1ODT(**common, data_selection="lp", **params)
     raise ValueError(f"method must be one of {METHODS}, got {method!r}")
 
 
@@ -387,9 +354,9 @@ def medium_grid(profile: Profile, solver: str = "highs") -> Grid:
 # ------------------------------------------------------------------------------------ data selection
 def selection_metrics(model, n_train: int) -> dict:
     """What data selection did in an S1O-DS fit: rows kept, their share (percent), the LPs and their time."""
-    kept = int(model.selected_rows_.sum())
-    return {"n_selected": kept, "selected_pct": 100 * kept / n_train, "n_lps": model.selection_.n_lps_,
-            "lp_seconds": model.selection_.lp_seconds_}
+    facts = model.selection_
+    return {"n_selected": facts["n_selected"], "selected_pct": 100 * facts["n_selected"] / n_train,
+            "n_lps": facts["n_lps"], "lp_seconds": facts["lp_seconds"]}
 
 
 def run_selection(config: dict) -> dict:
