@@ -287,7 +287,7 @@ def test_help_shows_defaults_and_choices(capfd, monkeypatch):
     monkeypatch.setenv("COLUMNS", "400")                                  # one line per option
     _, fit_help, _ = run_main(capfd, "fit", "--help")
     estimators = ["CategoricalODT", "FlowOCT", "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT",
-                  "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT", "SVMTreeClassifier"]
+                  "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT", "SVMTreeClassifier", "SVM1ODT"]
     assert f"formulation, a class of odtlib.models: {', '.join(estimators)} (default: FlowOCT)" in fit_help
     assert "--solver {" + ",".join(SOLVERS) + "}" in fit_help and "MIP solver (default: highs)" in fit_help
     assert "maximum depth of the tree (default: 2)" in fit_help
