@@ -35,11 +35,11 @@ status optimal, bound 0.839, returned point worth 0.814 (RegularizedBendOCT, mon
 `run` detects a returned point whose objective differs from the one HiGHS reports and solves again
 without presolve.
 
-HiGHS' thread scheduler is global per process: when ``threads`` differs from the previous
-solve in this process, the scheduler is reset first (otherwise HiGHS refuses to run), and so is it before
-the first solve, since other ``Highs`` objects of the process (the LPs of shattering cuts or of data
-selection, with HiGHS' default threads) may have started it. A forked child resets it before running (the
-parent's worker threads do not exist in the child).
+HiGHS' thread scheduler is global per process and keeps the thread count of the run that started it; a run
+whose ``threads`` differs then refuses to start (status "error"). Other ``Highs`` objects of the process (the
+LPs of shattering cuts or of data selection) can start or restart it at any time, so the scheduler is reset
+before every run (microseconds when idle). A forked child gets the same reset (the parent's worker threads
+do not exist in the child).
 
 Output: with ``log=False`` nothing reaches stdout. HiGHS prints its banner from the first ``Highs``
 of a process, before any option can be set, so `new_highs` points file descriptor 1 at /dev/null
@@ -77,7 +77,6 @@ KILL_GRACE = 2.0       # seconds past the time limit before a run that has not r
 PROGRESS_INTERVAL = 1.0  # seconds between the bound reports of a child run
 _CAN_FORK = hasattr(os, "fork")
 _LIBC = ctypes.CDLL(None) if os.name == "posix" else None
-_scheduler_threads: int | None = None
 _banner_lock = threading.Lock()
 _banner_printed = False
 
@@ -120,11 +119,10 @@ def new_highs(log: bool = False) -> highspy.Highs:
     return h
 
 
-def _reset_scheduler_if_needed(threads: int) -> None:
-    global _scheduler_threads
-    if _scheduler_threads != threads:
-        highspy.Highs.resetGlobalScheduler(True)
-    _scheduler_threads = threads
+def run_with_fresh_scheduler(h) -> None:
+    """``h.run()`` after a reset of HiGHS' global thread scheduler (module docstring)."""
+    highspy.Highs.resetGlobalScheduler(True)
+    h.run()
 
 
 class HighsBackend(Backend):
@@ -133,7 +131,6 @@ class HighsBackend(Backend):
 
     def __init__(self, sf: StandardForm, options: SolveOptions):
         super().__init__(sf, options)
-        _reset_scheduler_if_needed(options.threads)
         h = self.h = new_highs(options.log)
         for key, val in {
             "mip_rel_gap": options.mip_gap,
@@ -233,7 +230,7 @@ class HighsBackend(Backend):
         for callback, fn in subscriptions:
             callback.subscribe(fn)
         try:
-            h.run()
+            run_with_fresh_scheduler(h)
         finally:
             for callback, fn in subscriptions:
                 callback.unsubscribe(fn)
@@ -340,7 +337,7 @@ class HighsBackend(Backend):
         lp = self.h.getLp()
         lp.col_cost_ = np.zeros(lp.num_col_)
         h.passModel(lp)
-        h.run()
+        run_with_fresh_scheduler(h)
         return "unbounded" if h.getModelStatus() == highspy.HighsModelStatus.kOptimal else "infeasible"
 
 
@@ -387,7 +384,6 @@ def _child_main(backend: HighsBackend, conn, time_limit: float, ask_parent: bool
     """Body of a forked child: run HiGHS, send the outcome, exit without returning to the caller."""
     code = 0
     try:
-        highspy.Highs.resetGlobalScheduler(True)  # the parent's HiGHS worker threads are not in this process
         reporter = _ChildReporter(conn, ask_parent)
         outcome = backend._run_here(time_limit, reporter.incumbent, reporter.progress)
         conn.send(("done", outcome, backend._reported_objective))
