@@ -9,9 +9,11 @@ the model and the warm start come on top, so the grace must cover them). Methods
 * ``bendoct-scip``: RegularizedBendOCT with every acceleration off (no strengthened cuts, no polishing, no
   EQP, no path-bound cuts); the CART warm start is kept, as in the paper's BendOCT;
 * ``accel-scip``: RegularizedBendOCT's defaults: the paper's best configuration (PBCP with BNS and BSt,
-  polishing, EQP recursive disaggregated with group selection, |F*| <= 2) with our two changes: top-down
-  branching (priorities on the b of shallow nodes, and its SCIP settings) and ``eqp="auto"`` (no EQP where
-  the path-bound cuts run in the search: on SCIP);
+  polishing, EQP recursive disaggregated with group selection, |F*| <= 2) with our three changes: top-down
+  branching (priorities on the b of shallow nodes, and its SCIP settings), ``eqp="auto"`` (no EQP where
+  the path-bound cuts run in the search: on SCIP) and path bounds on subtrees of height 3;
+* ``accel-h2-scip``: the defaults with the paper's height-2 path bounds (``path_bound_height=2``: D2S only; the
+  default 3 also bounds subtrees of height 3 by the root-split scan, which closes a depth-3 master at its root);
 * ``accel-eqp-scip``: the same with EQP (``eqp="recursive"``);
 * ``accel-paper-scip``: the paper's best configuration alone, with EQP, on SCIP's default search
   (``eqp="recursive", top_down_branching=False``);
@@ -59,6 +61,7 @@ PLAIN = RegularizedBendOCT.PAPER_METHODS["BendOCT"]
 OURS = {   # method -> (estimator, solver, switches)
     "bendoct-scip": ("RegularizedBendOCT", "scip", PLAIN),
     "accel-scip": ("RegularizedBendOCT", "scip", {}),
+    "accel-h2-scip": ("RegularizedBendOCT", "scip", {"path_bound_height": 2}),
     "accel-eqp-scip": ("RegularizedBendOCT", "scip", {"eqp": "recursive"}),
     "accel-paper-scip": ("RegularizedBendOCT", "scip", {"eqp": "recursive", "top_down_branching": False}),
     "accel-nopbcp-scip": ("RegularizedBendOCT", "scip", {"path_bound_cuts": False}),

@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import pytest
 
+from oracles import brute_force_tree, random_binary_data
+
 from odtlib.models.accel.d2s import Depth2Solver, Depth2Subtree, solve_depth2
 
 SEEDS = range(12)
@@ -186,6 +188,48 @@ def test_zero_weights_ignore_samples():
     assert weighted.value == pytest.approx(subset.value)
 
 
+# ------------------------------------------------------------------------------------------ depth 3 (scan)
+def exhaustive_depth3(X, y, alpha, n_classes):
+    """max correct - alpha·leaves over trees of depth <= 3 by ``oracles.brute_force_tree`` (its objective
+    (1 - l)·correct - l·splits with l = alpha/(1 + alpha) is (1 - l)·(correct - alpha·splits))."""
+    split_cost = alpha / (1 + alpha)
+    return brute_force_tree(X, y, 3, split_cost, n_classes=n_classes)[0] / (1 - split_cost) - alpha
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_depth3_scan_matches_exhaustive_search(seed):
+    """Depth 3 of Depth2Solver (root-split scan + D2S on both sides) against the exhaustive recursion; integer
+    weights are checked as repeated rows. The returned subtree scores its value and its correct mask."""
+    X, y, w, K = random_instance(500 + seed, weighted="int" if seed % 2 else False)
+    rows = np.arange(len(y)) if w is None else np.repeat(np.arange(len(y)), w.astype(int))
+    for alpha in (0.0, 0.7, 2.0, 6.0):
+        result = Depth2Solver(X, y, sample_weight=w, n_classes=K).solve(None, depth=3, leaf_penalty=alpha)
+        assert result.value == pytest.approx(exhaustive_depth3(X[rows], y[rows], alpha, K), abs=1e-9)
+        tree_value, correct, tree = tree_objective(result, X, y, w)
+        assert tree_value == pytest.approx(result.value, abs=1e-9)
+        assert np.array_equal(correct, result.correct) and tree.depth <= 3
+
+
+def test_depth3_scan_on_a_subset_with_candidate_features(monkeypatch):
+    """Depth 3 on a sample subset with a feature subset, the triple counts in blocks of one row: the optimum
+    of the exhaustive search on those rows and columns, with the split features named in the full matrix."""
+    import odtlib.models.accel.d2s as d2s
+
+    monkeypatch.setattr(d2s, "_BLOCK_ELEMENTS", 1)
+    X, y = random_binary_data(36, 6, 3, seed=7)
+    features, subset = [1, 3, 4, 5], np.flatnonzero(X[:, 0] == 0)
+    result = Depth2Solver(X, y, n_classes=3, features=features).solve(subset, depth=3, leaf_penalty=0.5)
+    assert result.value == pytest.approx(exhaustive_depth3(X[subset][:, features], y[subset], 0.5, 3), abs=1e-9)
+    assert set(result.subtree.branch.values()) <= set(features)
+    assert np.array_equal(result.subtree.predict(X[subset]) == y[subset], result.correct)
+
+
+def test_depth3_scan_returns_a_leaf_when_no_split_pays():
+    X, y = random_binary_data(20, 4, 2, seed=3)
+    result = Depth2Solver(X, y).solve(None, depth=3, leaf_penalty=100.0)
+    assert result.n_leaves == 1 and result.value == pytest.approx(np.bincount(y).max() - 100.0)
+
+
 # ------------------------------------------------------------------------------------------ STreeD
 @pytest.mark.parametrize("seed", range(20))
 def test_agrees_with_pystreed(seed):
@@ -267,6 +311,8 @@ def test_bad_input_is_rejected(kwargs, message):
 
 def test_bad_sample_subset_is_rejected():
     solver = Depth2Solver(np.eye(3, dtype=int), [0, 1, 1])
+    with pytest.raises(ValueError, match="depth must be 0, 1, 2 or 3"):
+        solver.solve(None, depth=4)
     with pytest.raises(ValueError, match="row indices"):
         solver.solve([0, 5])
     with pytest.raises(ValueError, match="boolean sample mask"):

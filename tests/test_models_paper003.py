@@ -69,6 +69,7 @@ SWITCH_VALUES = {
     "path_bound_cuts": [False, True],
     "path_bound_negative_samples": [False, True],
     "path_bound_structure": [False, True],
+    "path_bound_height": [2, 3],
     "top_down_branching": [False, True],
 }
 
@@ -119,7 +120,8 @@ def test_toggle_matrix_depth2(config, depth2_instances):
 DEPTH3_CONFIGS = ["plain", "best", "best+path_bound_negative_samples=False", "best+path_bound_structure=False",
                   "pbcp basic (24) only", "plain+path_bound_structure=False", "best+eqp=chain",
                   "best+strengthened_benders_cuts=True", "plain+path_bound_cuts=True", "random1", "best+eqp=recursive",
-                  "best+top_down_branching=False", "plain+top_down_branching=True"]
+                  "best+top_down_branching=False", "plain+top_down_branching=True", "best+path_bound_height=2",
+                  "plain+path_bound_height=3"]
 
 
 @pytest.mark.parametrize("config", DEPTH3_CONFIGS)
@@ -130,6 +132,32 @@ def test_toggle_matrix_depth3(config):
     assert model.solve_result_.status == "optimal"
     assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-6)
     assert fitted_value(model, X, y, lam) == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-9)
+
+
+@pytest.mark.parametrize("config", ["best", "best+path_bound_height=2", "best+path_bound_negative_samples=False"])
+def test_toggle_matrix_depth4(config):
+    """Depth 4: height-3 bounds at the root (height 4, relaxed by the leaves of level 4) and at nodes 2, 3
+    under an integral root, height-2 bounds below them; every configuration reaches the exhaustive optimum."""
+    X, y = instance(32, n_rows=24, n_features=4, n_classes=3)
+    lam = 0.01
+    model = RegularizedBendOCT(depth=4, leaf_penalty=lam, **CONFIGS[config]).fit(X, y)
+    assert model.solve_result_.status == "optimal"
+    assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 4, lam), abs=1e-6)
+    assert fitted_value(model, X, y, lam) == pytest.approx(oracle_value(X, y, 4, lam), abs=1e-9)
+
+
+def test_height3_root_cut_closes_a_depth3_master_at_its_root():
+    """Depth 3 with height-3 bounds: the root's cuts (25)-(26) have R_P = 0, so they fix the exact optimum and
+    SCIP proves it at the root node; with the paper's height-2 bounds the same instance needs a search."""
+    X, y = instance(24, n_rows=60, n_features=6, n_classes=3)
+    lam = 0.01
+    nodes = {}
+    for height in (2, 3):
+        model = RegularizedBendOCT(depth=3, leaf_penalty=lam, warm_start=False, polishing=False,
+                                   path_bound_height=height).fit(X, y)
+        assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-6)
+        nodes[height] = model.solve_result_.nodes
+    assert nodes[3] == 1 < nodes[2]
 
 
 DEPTH1 = [(13, 30, 5, 3, 0.01), (14, 40, 6, 2, 0.02)]

@@ -10,9 +10,10 @@ so a binary optimum exists); with the strengthened cuts (11)-(12) w must be bina
 
 The accelerations of Section 5 are small objects in :mod:`odtlib.models.accel`, switched on by the
 estimator's keywords (:class:`RegularizedBendOCT`); :func:`build_model` and :func:`branch_and_cut` put
-them together so the paper's ablations are loops over switches. Two defaults are ours, not the paper's:
-top-down branching (:func:`branch_top_down`), which lets SCIP reach the path-bound cuts sooner, and no EQP
-inequalities where those cuts run in the search (``eqp="auto"``, see :class:`RegularizedBendOCT`).
+them together so the paper's ablations are loops over switches. Three defaults are ours, not the paper's:
+top-down branching (:func:`branch_top_down`), which lets SCIP reach the path-bound cuts sooner, no EQP
+inequalities where those cuts run in the search (``eqp="auto"``), and path-bound cuts on subtrees of height 3
+(``path_bound_height=3``, see :class:`RegularizedBendOCT`).
 """
 from __future__ import annotations
 
@@ -110,7 +111,7 @@ def branch_and_cut(ctx: RegularizedContext, model: pyo.ConcreteModel, *, strengt
                         cuts_at_integral_points=cuts_at_integral_points)
 
 
-_PAPER_SEARCH = {"top_down_branching": False}
+_PAPER_SEARCH = {"top_down_branching": False, "path_bound_height": 2}
 _PLAIN = {"strengthened_benders_cuts": False, "polishing": False, "eqp": None, "path_bound_cuts": False,
           **_PAPER_SEARCH}
 _EQP_BEST = {"eqp": "recursive", "eqp_disaggregated": True, "eqp_group_selection": True, "eqp_max_split": 2}
@@ -196,6 +197,13 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         Use (25) instead of (24) for the path-bound cuts (BNS).
     path_bound_structure : bool, default True
         Also add the structure cut (26) (BSt).
+    path_bound_height : {2, 3}, default 3
+        Height of the subtrees the path-bound cuts bound exactly. 2: D2S, the paper's. 3 (ours): a subtree of
+        height >= 3 is bounded by the optimal tree of depth <= 3 on its samples, which a scan of every root
+        split with D2S on both sides finds (``Depth2Solver.solve(depth=3)``; O(K·F^3) array work, no search).
+        At depth 3 the root's cut then bounds the whole master by the exact optimum and (26) fixes its
+        structure, so SCIP proves it at the root node instead of enumerating root splits (depth 3, lambda =
+        0.01, one run: median 28x STreeD's time with 2, 7x with 3; ``bench/README.md``, issue 22).
     top_down_branching : bool, default True
         Ours, not the paper's: branch on the b of shallower nodes first (:func:`branch_top_down`), so that
         path-bound cuts apply early (SCIP, Gurobi, CPLEX; HiGHS and GLPK have no branching priorities).
@@ -208,9 +216,9 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         Keep the solved Pyomo master as ``model_``.
 
     The defaults are the paper's best configuration -- recursive disaggregated EQP with group selection,
-    |F*| <= 2, PBCP with BNS and BSt, polishing, no strengthened cuts -- with two changes of ours, both
-    measured on SCIP: top-down branching, and no EQP where the path-bound cuts run in the search
-    (``eqp="auto"``). The paper's own configurations are named in :attr:`PAPER_METHODS`:
+    |F*| <= 2, PBCP with BNS and BSt, polishing, no strengthened cuts -- with three changes of ours, all
+    measured on SCIP: top-down branching, no EQP where the path-bound cuts run in the search
+    (``eqp="auto"``), and path bounds on subtrees of height 3 (``path_bound_height=3``). The paper's own configurations are named in :attr:`PAPER_METHODS`:
     ``RegularizedBendOCT.paper_method("Accelerated BendOCT", depth=3)``, ``paper_method("BendOCT")`` (plain), and
     every single technique and variant its figures and tables measure.
 
@@ -221,7 +229,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
 
     PAPER_METHODS = {
         # Table 1 (Sec. 6.3); every method starts from the CART tree pruned with α = λ, as the paper does, on
-        # the solver's default search (top_down_branching is ours)
+        # the solver's default search with D2S's height-2 bounds (top_down_branching and height 3 are ours)
         "BendOCT": _PLAIN,
         "Accelerated BendOCT": {**_PLAIN, **_EQP_BEST, **_PBCP_BEST, "polishing": True},   # all but (11)-(12)
         "Accelerated (No PBCP)": {**_PLAIN, **_EQP_BEST, "polishing": True, "strengthened_benders_cuts": True},
@@ -249,14 +257,14 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         eqp=[StrOptions({"auto", *EQP_FAMILIES}), None], eqp_disaggregated=["boolean"],
         eqp_group_selection=["boolean"], eqp_max_split=[Interval(numbers.Integral, 1, 3, closed="both")],
         path_bound_cuts=["boolean"], path_bound_negative_samples=["boolean"], path_bound_structure=["boolean"],
-        top_down_branching=["boolean"])
+        path_bound_height=[Interval(numbers.Integral, 2, 3, closed="both")], top_down_branching=["boolean"])
 
     def __init__(self, *, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "scip",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
                  warm_start=True, strengthened_benders_cuts: bool = False, polishing: bool = True,
                  eqp: str | None = "auto", eqp_disaggregated: bool = True, eqp_group_selection: bool = True,
                  eqp_max_split: int = 2, path_bound_cuts: bool = True, path_bound_negative_samples: bool = True,
-                 path_bound_structure: bool = True, top_down_branching: bool = True,
+                 path_bound_structure: bool = True, path_bound_height: int = 3, top_down_branching: bool = True,
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
@@ -318,7 +326,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     def _callbacks(self, ctx, model):
         in_search = capabilities(self.solver).cuts == "native"
         pbcp = (PathBoundCuts(ctx, model, bound_negative_samples=self.path_bound_negative_samples,
-                              bound_structure=self.path_bound_structure)
+                              bound_structure=self.path_bound_structure, max_height=self.path_bound_height)
                 if self.path_bound_cuts else None)
         polisher = None
         if self.polishing and capabilities(self.solver).heuristics == "native":

@@ -59,7 +59,8 @@ __all__ = ["Depth2Subtree", "D2SResult", "solve_depth2", "Depth2Solver", "CacheI
 # ---------------------------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class Depth2Subtree:
-    """A sparse tree of depth <= 2 on local breadth-first ids 1..7 (the MIP warm-start view of D2S).
+    """A sparse tree of depth <= 2 on local breadth-first ids 1..7 (the MIP warm-start view of D2S); the
+    depth-3 scan of :meth:`Depth2Solver.solve` composes two of them under a root split (ids 1..15).
 
     ``branch[m] = f``: node m splits on feature f (x_f == 0 -> 2m, x_f == 1 -> 2m+1);
     ``leaf[m] = k``: node m is a leaf predicting class k. Nodes in neither map are not part of the tree.
@@ -106,20 +107,19 @@ class Depth2Subtree:
 
     def to_tree(self, feature_names: list[str] | None = None) -> Tree:
         """The subtree as an :class:`odtlib.tree.Tree` (root 1; leaf labels are the class indices)."""
-        return Tree.from_flow_solution(2, self.branch, self.leaf, feature_names=feature_names)
+        return Tree.from_flow_solution(max(2, self.depth), self.branch, self.leaf, feature_names=feature_names)
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Local leaf id reached by each row of the 0/1 matrix ``X`` (vectorised routing)."""
         node = np.ones(X.shape[0], dtype=np.int64)
-        for m in (1, 2, 3):
-            if m in self.branch:
-                at_m = node == m
-                node[at_m] = 2 * m + (X[at_m, self.branch[m]] > 0.5)
+        for m in sorted(self.branch):                   # breadth-first: a parent before its children
+            at_m = node == m
+            node[at_m] = 2 * m + (X[at_m, self.branch[m]] > 0.5)
         return node
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Class index predicted for each row of ``X``."""
-        label_of = np.zeros(8, dtype=np.int64)
+        label_of = np.zeros(max(self.leaf) + 1, dtype=np.int64)
         for m, k in self.leaf.items():
             label_of[m] = k
         return label_of[self.apply(X)]
@@ -208,9 +208,10 @@ def _check_weights(sample_weight: Any, n_samples: int) -> np.ndarray:
     return w
 
 
-def _check_depth(depth: Any) -> int:
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth not in (0, 1, 2):
-        raise ValueError(f"depth must be 0, 1 or 2 for D2S, got {depth!r}")
+def _check_depth(depth: Any, max_depth: int = 2) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 0 <= depth <= max_depth:
+        allowed = ", ".join(map(str, range(max_depth))) + f" or {max_depth}"
+        raise ValueError(f"depth must be {allowed} here, got {depth!r}")
     return int(depth)
 
 
@@ -235,24 +236,46 @@ def _check_features(features: Any, n_features: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- algorithm
 def _frequency_counts(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, pairs: bool
                       ) -> tuple[np.ndarray, np.ndarray | None]:
-    """FQ1[f, k] and (if ``pairs``) FQ11[f1, f2, k] of Appendix B.1.
+    """FQ1[f, k] and (if ``pairs``) FQ11[f1, f2, k] of Appendix B.1, stored class first (``FQ1[k, f]``,
+    ``FQ11[k, f1, f2]``): the maxima over classes are then elementwise maxima of contiguous slices, much faster
+    than reductions along a short last axis.
 
-    FQ11[:, :, k] is one BLAS product X_k^T diag(w_k) X_k over the rows X_k of class k, so all classes
+    FQ11[k] is one BLAS product X_k^T diag(w_k) X_k over the rows X_k of class k, so all classes
     together cost one n x F x F product; with unit weights it is the symmetric product X_k^T X_k. As x^2 = x
-    on binary data, FQ1[:, k] is the diagonal of FQ11[:, :, k].
+    on binary data, FQ1[k] is the diagonal of FQ11[k].
     """
     unit_weights = bool((w == 1).all())
-    FQ1 = np.zeros((X.shape[1], n_classes))
-    FQ11 = np.zeros((X.shape[1], X.shape[1], n_classes)) if pairs else None
+    FQ1 = np.zeros((n_classes, X.shape[1]))
+    FQ11 = np.zeros((n_classes, X.shape[1], X.shape[1])) if pairs else None
     for k in range(n_classes):
         rows = y == k
         X_k = X[rows]
         if not pairs:
-            FQ1[:, k] = w[rows] @ X_k
+            FQ1[k] = w[rows] @ X_k
             continue
-        FQ11[:, :, k] = X_k.T @ X_k if unit_weights else (X_k * w[rows, None]).T @ X_k
-        FQ1[:, k] = np.diagonal(FQ11[:, :, k])
+        FQ11[k] = X_k.T @ X_k if unit_weights else (X_k * w[rows, None]).T @ X_k
+        FQ1[k] = np.diagonal(FQ11[k])
     return FQ1, FQ11
+
+
+_BLOCK_ELEMENTS = 1 << 22     # 32 MB of float64 per block of pair products in _triple_counts
+
+
+def _triple_counts(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int) -> np.ndarray:
+    """FQ111[k, r, f1, f2] = sum_{i: y_i = k} w_i x_ir x_if1 x_if2: the pair counts FQ11 of the rows with
+    x_r = 1, for every feature r at once. Per class one product of X_k^T diag(w_k) (F x n_k) with the n_k x F^2
+    matrix of row-wise pair products, built in row blocks of at most ``_BLOCK_ELEMENTS`` entries."""
+    n_features = X.shape[1]
+    FQ111 = np.zeros((n_classes, n_features, n_features, n_features))
+    block = max(1, _BLOCK_ELEMENTS // n_features**2)
+    for k in range(n_classes):
+        X_k, w_k = X[y == k], w[y == k]
+        for first in range(0, len(X_k), block):
+            rows = X_k[first:first + block]
+            pairs = (rows[:, :, None] * rows[:, None, :]).reshape(len(rows), n_features**2)
+            weighted = rows * w_k[first:first + block, None]
+            FQ111[k] += (weighted.T @ pairs).reshape(n_features, n_features, n_features)
+    return FQ111
 
 
 @cache
@@ -262,22 +285,52 @@ def _blas_controller() -> ThreadpoolController:
 
 
 def _grandchild_counts(N: np.ndarray, FQ1: np.ndarray, FQ11: np.ndarray) -> dict[str, np.ndarray]:
-    """Class counts of the four grandchildren for root feature f1 (axis 0), child feature f2 (axis 1),
-    eqs. (27)-(30); the key gives the directions "root child" with 0 = left (x == 0), 1 = right."""
+    """Class counts (axis 0) of the four grandchildren for root feature f1 (axis -2), child feature f2 (axis -1),
+    eqs. (27)-(30); the key gives the directions "root child" with 0 = left (x == 0), 1 = right. Axes between
+    the class and the features, if any, index several sample sets solved at once."""
     return {
         "11": FQ11,
-        "10": FQ1[:, None, :] - FQ11,
-        "01": FQ1[None, :, :] - FQ11,
-        "00": N - FQ1[:, None, :] - FQ1[None, :, :] + FQ11,
+        "10": FQ1[..., :, None] - FQ11,
+        "01": FQ1[..., None, :] - FQ11,
+        "00": N[..., None, None] - FQ1[..., :, None] - FQ1[..., None, :] + FQ11,
     }
 
 
 def _best_child_split(left_counts: np.ndarray, right_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every root feature: best score of a child split over the child feature (35)-(36) and the
     smallest feature attaining it."""
-    score = left_counts.max(axis=-1) + right_counts.max(axis=-1)
-    best_feature = score.argmax(axis=1)
-    return np.take_along_axis(score, best_feature[:, None], axis=1)[:, 0], best_feature
+    score = left_counts.max(axis=0) + right_counts.max(axis=0)
+    return score.max(axis=-1), score.argmax(axis=-1)
+
+
+@dataclass(frozen=True)
+class _RootSplits:
+    """Eqs. (34)-(39) for every root feature (last axis; leading axes index several sample sets): ``value`` of
+    the best subtree with that root split and, per side "0" (x == 0) / "1", whether the child splits
+    (``expand``), on which feature (``child_feature``, depth 2 only), with the counts that scored it."""
+
+    value: np.ndarray
+    expand: dict[str, np.ndarray]
+    child_feature: dict[str, np.ndarray]
+    child_counts: dict[str, np.ndarray]
+    grand: dict[str, np.ndarray] | None
+
+
+def _root_splits(N: np.ndarray, FQ1: np.ndarray, FQ11: np.ndarray | None, alpha: float, tol: float
+                 ) -> _RootSplits:
+    """Each child of the root a leaf (depth 1) or, with pair counts ``FQ11`` (depth 2), its best split when
+    that is strictly better after the penalty."""
+    child_counts = {"0": N[..., None] - FQ1, "1": FQ1}                   # (K, ..., F)
+    child_value = {d: c.max(axis=0) - alpha for d, c in child_counts.items()}
+    expand = {d: np.zeros(v.shape, dtype=bool) for d, v in child_value.items()}
+    child_feature: dict[str, np.ndarray] = {}
+    grand = None if FQ11 is None else _grandchild_counts(N, FQ1, FQ11)
+    if grand is not None:
+        for d in ("0", "1"):
+            split_score, child_feature[d] = _best_child_split(grand[d + "0"], grand[d + "1"])
+            expand[d] = split_score - 2 * alpha > child_value[d] + tol
+            child_value[d] = np.where(expand[d], split_score - 2 * alpha, child_value[d])
+    return _RootSplits(child_value["0"] + child_value["1"], expand, child_feature, child_counts, grand)
 
 
 def _optimal_subtree(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, depth: int, alpha: float
@@ -295,41 +348,53 @@ def _optimal_subtree(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int
 
     with _blas_controller().limit(limits=1, user_api="blas"):
         FQ1, FQ11 = _frequency_counts(X, y, w, n_classes, pairs=depth == 2)
-    child_counts = {"0": N - FQ1, "1": FQ1}                    # (F, K): root children for each root feature
-    child_score = {d: c.max(axis=-1) for d, c in child_counts.items()}
+    splits = _root_splits(N, FQ1, FQ11, alpha, tol)
+    leaves = 2 + splits.expand["0"].astype(int) + splits.expand["1"].astype(int)
 
-    child_value = {d: child_score[d] - alpha for d in ("0", "1")}       # each child a leaf (depth 1)
-    expand = {d: np.zeros(n_features, dtype=bool) for d in ("0", "1")}
-    child_feature: dict[str, np.ndarray] = {}
-    if depth == 2:                                                       # or a split, if strictly better
-        grand = _grandchild_counts(N, FQ1, FQ11)
-        for d in ("0", "1"):
-            split_score, child_feature[d] = _best_child_split(grand[d + "0"], grand[d + "1"])
-            expand[d] = split_score - 2 * alpha > child_value[d] + tol
-            child_value[d] = np.where(expand[d], split_score - 2 * alpha, child_value[d])
-    value = child_value["0"] + child_value["1"]
-    leaves = 2 + expand["0"].astype(int) + expand["1"].astype(int)
-
-    best = value.max()
+    best = splits.value.max()
     if N.max() - alpha >= best - tol:                            # (40): the single leaf wins ties
         return leaf_only
-    root = int(np.argmin(np.where(value >= best - tol, leaves, np.iinfo(np.int64).max)))
+    root = int(np.argmin(np.where(splits.value >= best - tol, leaves, np.iinfo(np.int64).max)))
 
     branch, leaf = {1: root}, {}
     correct = 0.0
     for d, node in (("0", 2), ("1", 3)):
-        if expand[d][root]:
-            f2 = int(child_feature[d][root])
+        if splits.expand[d][root]:
+            f2 = int(splits.child_feature[d][root])
             branch[node] = f2
             for d2, grandchild in (("0", 2 * node), ("1", 2 * node + 1)):
-                counts = grand[d + d2][root, f2]
+                counts = splits.grand[d + d2][:, root, f2]
                 leaf[grandchild] = int(counts.argmax())
                 correct += float(counts.max())
         else:
-            counts = child_counts[d][root]
+            counts = splits.child_counts[d][:, root]
             leaf[node] = int(counts.argmax())
             correct += float(counts.max())
     return Depth2Subtree(branch, leaf), correct
+
+
+def _best_depth3_root(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, alpha: float) -> int | None:
+    """Root feature (a column of ``X``) of an optimal sparse tree of depth <= 3, or None when the single leaf is
+    optimal: a tree of depth <= 3 is a leaf or a root split r with subtrees of depth <= 2 on its two sides, so
+    the best r maximises D2S(x_r == 0 side) + D2S(x_r == 1 side). All 2F sides are scored at once from the
+    triple counts: the side x_r == 1 has N = FQ1[:, r], FQ1 = FQ11[:, r], FQ11 = FQ111[:, r]; the side x_r == 0
+    the differences with the whole set's counts. Ties go to the smallest r."""
+    N = np.bincount(y, weights=w, minlength=n_classes)
+    tol = 1e-9 * max(1.0, float(N.sum()))
+    if X.shape[1] == 0:
+        return None
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        FQ1, FQ11 = _frequency_counts(X, y, w, n_classes, pairs=True)
+        FQ111 = _triple_counts(X, y, w, n_classes)
+    total = np.zeros(X.shape[1])
+    left = (N[:, None] - FQ1, FQ1[:, None, :] - FQ11, FQ11[:, None] - FQ111)
+    for N_side, FQ1_side, FQ11_side in (left, (FQ1, FQ11, FQ111)):
+        splits = _root_splits(N_side, FQ1_side, FQ11_side, alpha, tol)
+        total += np.maximum(N_side.max(axis=0) - alpha, splits.value.max(axis=-1))     # (40) on each side
+    best = total.max()
+    if N.max() - alpha >= best - tol:
+        return None
+    return int(np.argmax(total >= best - tol))
 
 
 def _relabel_features(subtree: Depth2Subtree, features: np.ndarray) -> Depth2Subtree:
@@ -440,9 +505,11 @@ class Depth2Solver:
         return mask
 
     def solve(self, samples: Any = None, depth: int = 2, leaf_penalty: float = 0.0) -> D2SResult:
-        """D2S on the given rows (all rows when ``samples`` is None); see :func:`solve_depth2`."""
+        """D2S on the given rows (all rows when ``samples`` is None); see :func:`solve_depth2`. ``depth=3``
+        (ours, not the paper's): the optimal sparse tree of depth <= 3, the best root split found by a scan
+        of every feature (:func:`_best_depth3_root`) with D2S's subtrees (cached) on its two sides."""
         mask = self._mask(samples)
-        depth, alpha = _check_depth(depth), _check_penalty(leaf_penalty)
+        depth, alpha = _check_depth(depth, max_depth=3), _check_penalty(leaf_penalty)
         key = (np.packbits(mask).tobytes(), depth, alpha)
         cached = self._cache.get(key)
         if cached is not None:
@@ -450,18 +517,45 @@ class Depth2Solver:
             self._cache.move_to_end(key)
             return cached
         self._misses += 1
-        start = time.perf_counter()
         rows = np.flatnonzero(mask)
         rows.setflags(write=False)
-        result = _solve(self.X[rows], self.y[rows], self.sample_weight[rows], self.n_classes, self.features,
-                        depth, alpha)
-        result = D2SResult(result.value, result.n_correct, alpha, result.subtree, result.correct, rows)
+        result = self._depth3(mask, rows, alpha) if depth == 3 else self._depth2(rows, depth, alpha)
         self._cache[key] = result
-        self._seconds += time.perf_counter() - start
         if len(self._cache) > self.maxsize:
             self._cache.popitem(last=False)
             self._evictions += 1
         return result
+
+    def _depth2(self, rows: np.ndarray, depth: int, alpha: float) -> D2SResult:
+        start = time.perf_counter()
+        result = _solve(self.X[rows], self.y[rows], self.sample_weight[rows], self.n_classes, self.features,
+                        depth, alpha)
+        self._seconds += time.perf_counter() - start
+        return D2SResult(result.value, result.n_correct, alpha, result.subtree, result.correct, rows)
+
+    def _depth3(self, mask: np.ndarray, rows: np.ndarray, alpha: float) -> D2SResult:
+        """The depth-3 optimum: root split of the scan, each side's D2S subtree placed at nodes 2 and 3."""
+        start = time.perf_counter()
+        root = _best_depth3_root(self.X[rows][:, self.features], self.y[rows], self.sample_weight[rows],
+                                 self.n_classes, alpha)
+        self._seconds += time.perf_counter() - start
+        if root is None:
+            leaf = self.solve(mask, depth=0, leaf_penalty=alpha)
+            return D2SResult(leaf.value, leaf.n_correct, alpha, leaf.subtree, leaf.correct, rows)
+        feature = int(self.features[root])
+        goes_right = self.X[:, feature] > 0.5
+        sides = [self.solve(mask & ~goes_right, 2, alpha), self.solve(mask & goes_right, 2, alpha)]
+        branch, leaf = {1: feature}, {}
+        correct = np.zeros(self.n_samples, dtype=bool)
+        for node, side in zip((2, 3), sides):
+            side_branch, side_leaf = side.subtree.placed_at(node)
+            branch.update(side_branch)
+            leaf.update(side_leaf)
+            correct[side.correct_samples] = True
+        correct = correct[rows]
+        correct.setflags(write=False)
+        return D2SResult(sides[0].value + sides[1].value, sides[0].n_correct + sides[1].n_correct, alpha,
+                         Depth2Subtree(branch, leaf), correct, rows)
 
     def cache_info(self) -> CacheInfo:
         return CacheInfo(self._hits, self._misses, self._evictions, len(self._cache), self.maxsize, self._seconds)

@@ -23,6 +23,14 @@ samples that reach n, which depend only on the path), so they belong in a solver
 depth 1 and 2 the root (empty path, R_P = 0) is the only candidate and its cut bounds the master by the D2S
 optimum.
 Samples sets smaller than 2·|I|·λ are skipped (no depth-2 subtree there can pay for its leaves).
+
+**Height-3 bounds (ours, ``max_height=3``).** The exact subroutine may also be the optimal subtree of depth
+<= 3 of :meth:`~odtlib.models.accel.d2s.Depth2Solver.solve` (a scan of every root split with D2S on both
+sides). A candidate of height h then gets the optimum of depth min(3, h), and R_P's last sum takes the leaves
+more than 3 levels below n. The argument above is unchanged: that subtree is optimal for the samples reaching
+n, and its sides are the cached D2S subtrees the height-2 cuts below use, so one optimal tree meets every cut.
+At depth 3 the root's cut (R_P = 0) bounds the whole master by the exact optimum and (26) fixes its structure,
+so the master closes at its first LP instead of enumerating root splits in the search.
 """
 from __future__ import annotations
 
@@ -40,14 +48,18 @@ __all__ = ["PathBoundCuts"]
 
 
 class PathBoundCuts(CutFamily):
-    """Algorithm 2 as a cut family (``cut(values)`` -> rows)."""
+    """Algorithm 2 as a cut family (``cut(values)`` -> rows); ``max_height``: the height of the subtrees the
+    exact subroutine solves, 2 (D2S, the paper's) or 3 (the root-split scan, ours; module doc)."""
 
     integral_tol = 1e-4
     violation_tol = 1e-4
 
     def __init__(self, ctx: RegularizedContext, model, bound_negative_samples: bool = True,
-                 bound_structure: bool = True):
+                 bound_structure: bool = True, max_height: int = 2):
+        if max_height not in (2, 3):
+            raise ValueError(f"max_height must be 2 (D2S) or 3 (the root-split scan), got {max_height!r}")
         self.ctx = ctx
+        self.max_height = max_height
         self.columns = TreeColumns(model)
         self.bound_negative_samples = bound_negative_samples
         self.bound_structure = bound_structure
@@ -78,7 +90,7 @@ class PathBoundCuts(CutFamily):
             if size == 0 or size < 2 * self.ctx.alpha:
                 continue
             height = self.ctx.depth - (n.bit_length() - 1)
-            best = self.ctx.d2s.solve(mask, depth=min(2, height), leaf_penalty=self.ctx.alpha)
+            best = self.ctx.d2s.solve(mask, depth=min(self.max_height, height), leaf_penalty=self.ctx.alpha)
             below = self._descendants(n)
             lp_value = theta[mask].sum() - self.ctx.alpha * p[below].sum()
             if lp_value <= best.value + self.violation_tol:
@@ -103,7 +115,7 @@ class PathBoundCuts(CutFamily):
         for node, f in path:
             terms.append(np.delete(b_cols[node], f))
             terms.append([p_cols[node]])
-        terms.append(p_cols[self._descendants(n, min_gap=3)])
+        terms.append(p_cols[self._descendants(n, min_gap=self.max_height + 1)])
         return np.concatenate(terms).astype(np.int64)
 
     def _bound_row(self, mask, best, relax, t_cols) -> LinearRow:
