@@ -1,6 +1,7 @@
 """Paper 000: the protocol helpers (splits, run configs, grids, tables) and the notebook's smoke profile."""
 from __future__ import annotations
 
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -80,11 +81,32 @@ def test_quick_profile_runs_table_2_at_depth_3_with_the_decomposition():
     assert set(ablation["topology"]) == {"depth3"} and set(ablation["variant"]) == {"All", p000.DECOMPOSITION}
     limits = dict(zip(ablation["variant"], ablation["time_limit"]))
     assert limits == {"All": quick.timing_limit, p000.DECOMPOSITION: quick.decomposition_limit}
+    assert dict(zip(ablation["variant"], ablation["solver"])) == {"All": "highs", p000.DECOMPOSITION: "scip"}
     one_limit = p000.grids(p000.get_profile("quick", time_limit=5))["ablation"]
     assert {c["time_limit"] for c in one_limit} == {5}                         # one limit overrides all
     config = p000.run_config("bc", variant=p000.DECOMPOSITION, topology="depth3")
     model = p000.make_model(config, groups=None)
     assert model.subtree_benders and model.anchors and model.max_card == 2
+
+
+def test_quick_profile_solves_the_depth_3_accuracy_column_by_the_decomposition_on_200_rows():
+    quick = p000.get_profile("quick")
+    accuracy = pd.DataFrame(p000.grids(quick)["accuracy"])
+    odt = accuracy[accuracy["method"] == "ODT"]
+    deep, shallow = odt[odt["topology"] == "depth3"], odt[odt["topology"] == "depth2"]
+    assert set(deep["dataset"]) == set(shallow["dataset"]) == set(quick.accuracy_datasets)
+    assert set(deep["variant"]) == {p000.DECOMPOSITION} and set(deep["solver"]) == {"scip"}
+    assert set(deep["n_train"]) == {200} and set(deep["time_limit"]) == set(quick.accuracy_limits)
+    assert set(shallow["variant"]) == {"All"} and set(shallow["solver"]) == {"highs"}
+    assert set(shallow["n_train"]) == {100}
+    paper = p000.paper_accuracy_long(quick)
+    assert set(paper["method"]) == {"ODT-depth2", "ODT-depth3", "CART-D3"}
+    assert p000.make_model(deep.iloc[0].to_dict(), groups=None).subtree_benders
+
+
+def test_a_topology_is_solved_one_way_in_tables_8_to_11():
+    with pytest.raises(ValueError, match=r"\['depth3'\] are both in accuracy_topologies and decomposed_topologies"):
+        replace(p000.get_profile("quick"), accuracy_topologies=("depth2", "depth3"))
 
 
 def test_shared_runs_have_one_key():
@@ -201,12 +223,13 @@ def test_notebook_is_commit_clean():
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     report_dir, names = run_smoke("000", tmp_path, monkeypatch)
     for name in ("table1", "table2_3", "table2_methods", "table2_3_verdict", "table6", "table8_11",
-                 "table8_11_verdict", "run_info"):
+                 "table8_11_decomposed", "table8_11_verdict", "run_info"):
         assert name in names
     table1 = pd.read_csv(report_dir / "table1.csv")
     assert table1.loc[table1["dataset"] == "heloc", "verdict"].str.startswith("not comparable").all()
     table8 = pd.read_csv(report_dir / "table8_11.csv")
     assert table8["verdict"].str.contains("code-path check").all()        # smoke numbers are never compared
+    assert {"ODT-depth2", "ODT-depth3", "CART-D3"} <= set(table8["method"])
 
     grids = p000.grids(p000.get_profile("smoke"))
     store = ResultStore(tmp_path / "paper000" / "results" / "runs")
@@ -215,6 +238,12 @@ def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     # the enhancements and the decomposition never change the optimum: the same training accuracy
     solved = ablation[ablation["solve_status"] == "optimal"]
     assert len(solved) >= 2 and solved["train_accuracy"].nunique() == 1
+    # the depth-3 optimum (decomposition) is at least the depth-2 optimum (formulation (8)) on the same rows
+    accuracy = p000.results_of(store, grids["accuracy"])
+    odt = accuracy[accuracy["method"] == "ODT"].set_index("topology")
+    assert odt.loc["depth3", "variant"] == p000.DECOMPOSITION and odt.loc["depth3", "solver"] == "scip"
+    assert (odt["solve_status"] == "optimal").all()
+    assert odt.loc["depth3", "train_accuracy"] >= odt.loc["depth2", "train_accuracy"]
     # a rerun skips every finished run
     configs = [c for configs in grids.values() for c in configs]
     summary = run_grid(p000.run, configs, store, progress=False)

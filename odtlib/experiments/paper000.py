@@ -11,10 +11,11 @@ Every fit of the paper is one *run*: a dataset, a random split, a training size 
 * **Methods**: ``ODT`` = :class:`~odtlib.models.CategoricalODT` with a topology, a branching rule
   (``max_card``: 1 simple, 2 comb-con — the paper's default —, None comb-unc), the numerical treatment
   (``ordinal``: True = "n", False = "c"), CART feature selection (groups used by an unrestricted CART tree
-  fitted on the pool, Section 5.1), an enhancement ``variant`` (Tables 2-3; ``Subtree-Benders`` is the
-  subtree decomposition of :mod:`odtlib.models.accel.subtree_bounds`, not in the paper) and, for Table 14, a
-  ``floor`` on the training rate of malignant tumours while maximising the rate of benign ones (see
-  :func:`tradeoff_table`). ``CART-D3`` = scikit-learn's
+  fitted on the pool, Section 5.1), an enhancement ``variant`` (Tables 2-3) and, for Table 14, a ``floor`` on
+  the training rate of malignant tumours while maximising the rate of benign ones (see :func:`tradeoff_table`).
+  The variant ``Subtree-Benders`` is the subtree decomposition of :mod:`odtlib.models.accel.subtree_bounds`,
+  not in the paper; it runs on ``DECOMPOSITION_SOLVER``, in Tables 2-3 and for the topologies a profile
+  solves by decomposition in Tables 8-11 (``decomposed_topologies``). ``CART-D3`` = scikit-learn's
   ``DecisionTreeClassifier(max_depth=3)``; ``CART`` = a pruned tree (Table 13). The paper ran R's rpart.
 
 Runs are plain dicts, so identical runs needed by several tables (e.g. Table 6's comb-con row is Table 9's
@@ -36,9 +37,9 @@ from odtlib.experiments.protocol import failure_note, paper_data, results_of, se
 from odtlib.models import CategoricalODT
 
 __all__ = [
-    "DATASETS", "TOPOLOGIES", "VARIANTS", "DECOMPOSITION", "BRANCHING", "Profile", "PROFILES", "get_profile", "load",
-    "split_rows", "make_model", "run", "run_config", "grids", "results_of", "table1_ours", "PrunedCART",
-    "time_table", "time_ratios", "accuracy_table", "branching_table", "treatment_table",
+    "DATASETS", "TOPOLOGIES", "VARIANTS", "DECOMPOSITION", "DECOMPOSITION_SOLVER", "BRANCHING", "Profile", "PROFILES",
+    "get_profile", "load", "split_rows", "make_model", "run", "run_config", "grids", "results_of", "table1_ours",
+    "PrunedCART", "time_table", "time_ratios", "accuracy_table", "branching_table", "treatment_table",
     "train_size_table", "topology_selection", "tradeoff_table", "paper_accuracy_long", "AVAILABLE",
 ]
 
@@ -47,6 +48,7 @@ AVAILABLE = tuple(d for d in DATASETS if d != "heloc")        # heloc is not pub
 TOPOLOGIES = ("depth2", "depth2.5", "depth3", "imbalanced")
 VARIANTS = tuple(CategoricalODT.PAPER_METHODS)   # Tables 2-3: the estimator's named configurations
 DECOMPOSITION = "Subtree-Benders"   # not in the paper: All's master switches with subtree_benders=True
+DECOMPOSITION_SOLVER = "scip"       # its cuts are lazy rows there (HiGHS: a restart loop, 1.2-12.5x slower, Table 2)
 BRANCHING = {"simple": 1, "comb-con": 2, "comb-unc": None}    # Table 6 -> max_card
 TEST_FRACTION = 0.1
 VALIDATION_FRACTION = 0.2
@@ -65,7 +67,7 @@ class Profile:
     timing_sizes: tuple[int, ...]
     timing_topologies: tuple[str, ...]
     accuracy_datasets: tuple[str, ...]             # Tables 8-11
-    accuracy_topologies: tuple[str, ...]
+    accuracy_topologies: tuple[str, ...]           # ... solved by formulation (8) ("All")
     feature_selection: tuple[bool, ...]
     accuracy_limits: tuple[float, ...]             # the paper: 30 min (Tables 8-9) and 5 min (10-11)
     splits: tuple[int, ...]
@@ -81,8 +83,16 @@ class Profile:
     time_limit: float                              # Tables 6, 7, 12, 13, 14
     timing_limit: float                            # Tables 2-5
     decomposition_limit: float | None = None       # Tables 2-3, Subtree-Benders (None: ``timing_limit``)
+    decomposed_topologies: tuple[str, ...] = ()    # Tables 8-11 solved by the subtree decomposition instead
+    decomposed_n_train: int | None = None          # ... on this many ODT training rows (None: ``n_train``)
     tolerance: float = 3.0                         # accuracy points counted as agreement
     compared: bool = True                          # False: a code-path check, accuracies never compared
+
+    def __post_init__(self):
+        both = set(self.accuracy_topologies) & set(self.decomposed_topologies)
+        if both:
+            raise ValueError(f"topologies {sorted(both)} are both in accuracy_topologies and decomposed_topologies; "
+                             "Tables 8-11 show one ODT column per topology, so keep each in one of them")
 
     def with_time_limit(self, seconds: float) -> Profile:
         """Every limit of the profile set to ``seconds``."""
@@ -92,25 +102,27 @@ class Profile:
 
 PROFILES = {
     "smoke": Profile(
-        "smoke", "CI check of the code path: monks-1, 40 training rows, depth 2, 10 s per solve.",
+        "smoke", "CI check of the code path: monks-1, 40 training rows, depth 2 (and depth 3 by the subtree "
+        "decomposition for Tables 8-11), 10 s per solve.",
         ablation=(("monks-1", 40),), ablation_topology="depth2", ablation_variants=(*VARIANTS, DECOMPOSITION),
         timing_datasets=(), timing_sizes=(), timing_topologies=(),
         accuracy_datasets=("monks-1",), accuracy_topologies=("depth2",), feature_selection=(True,),
-        accuracy_limits=(10,), splits=(0,), n_train=40,
+        accuracy_limits=(10,), splits=(0,), n_train=40, decomposed_topologies=("depth3",),
         branching=(("monks-1", "depth2"),), treatment=(), train_sizes=(),
         selection_datasets=(), selection_topologies=(),
         tradeoff_topologies=(), floors=(), tradeoff_splits=(),
         time_limit=10, timing_limit=10, compared=False),
     "quick": Profile(
-        "quick", "Table 2's depth-3 instances on 200 rows (All, and the subtree decomposition with up to 120 s; not "
-        "the other four variants; a1a left out); otherwise depth 2 (and 2.5 for Table 13), 100 training rows, one "
-        "split, 20 s per solve.",
+        "quick", "Table 2's depth-3 instances on 200 rows (All, and the subtree decomposition on SCIP with up to "
+        "120 s; not the other four variants; a1a left out); Tables 8-11's depth-3 column by the decomposition on "
+        "SCIP on 200 training rows; otherwise depth 2 (and 2.5 for Table 13), 100 training rows; one split, 20 s "
+        "per solve.",
         ablation=(("bc", 200), ("krkp", 200), ("mush", 200), ("ttt", 200)), ablation_topology="depth3",
         ablation_variants=("All", DECOMPOSITION), decomposition_limit=120,
         timing_datasets=("krkp", "bc"), timing_sizes=(50, 100), timing_topologies=("depth2",),
         accuracy_datasets=("bc", "krkp", "mush", "ttt", "monks-1", "votes", "heart", "student"),
         accuracy_topologies=("depth2",), feature_selection=(True,), accuracy_limits=(20,),
-        splits=(0,), n_train=100,
+        decomposed_topologies=("depth3",), decomposed_n_train=200, splits=(0,), n_train=100,
         branching=(("mush", "depth2"),), treatment=(("bc", "depth2"), ("student", "depth2")),
         train_sizes=(("krkp", "depth2", 100), ("krkp", "depth2", 200)),
         selection_datasets=("monks-1",), selection_topologies=("depth2", "depth2.5"),
@@ -310,7 +322,8 @@ def grids(profile: Profile, solver: str = "highs", threads: int = 1) -> dict[str
     out: dict[str, list[dict]] = {}
     limits = {DECOMPOSITION: profile.decomposition_limit or profile.timing_limit}
     out["ablation"] = [run_config(d, n_train=n, topology=profile.ablation_topology, feature_selection=False,
-                                  variant=v, time_limit=limits.get(v, profile.timing_limit), **common)
+                                  variant=v, time_limit=limits.get(v, profile.timing_limit),
+                                  solver=DECOMPOSITION_SOLVER if v == DECOMPOSITION else solver, threads=threads)
                        for d, n in profile.ablation for v in profile.ablation_variants]
     out["timing"] = [run_config(d, n_train=n, topology=t, feature_selection=fs,
                                 time_limit=profile.timing_limit, **common)
@@ -320,6 +333,11 @@ def grids(profile: Profile, solver: str = "highs", threads: int = 1) -> dict[str
                                   time_limit=limit, **common)
                        for d in profile.accuracy_datasets for s in profile.splits for limit in profile.accuracy_limits
                        for fs in profile.feature_selection for t in profile.accuracy_topologies]
+    out["accuracy"] += [run_config(d, split=s, n_train=profile.decomposed_n_train or profile.n_train, topology=t,
+                                   feature_selection=fs, variant=DECOMPOSITION, time_limit=limit,
+                                   solver=DECOMPOSITION_SOLVER, threads=threads)
+                        for d in profile.accuracy_datasets for s in profile.splits for limit in profile.accuracy_limits
+                        for fs in profile.feature_selection for t in profile.decomposed_topologies]
     out["accuracy"] += [run_config(d, "CART-D3", split=s) for d in profile.accuracy_datasets for s in profile.splits]
     out["branching"] = [run_config(d, split=s, topology=t, max_card=card, **odt)
                         for d, t in profile.branching for s in profile.splits for card in BRANCHING.values()]
@@ -445,11 +463,11 @@ def accuracy_table(runs: pd.DataFrame, paper_minutes: dict | None = None) -> pd.
 
 def paper_accuracy_long(profile: Profile) -> pd.DataFrame:
     """Tables 8-11 of the paper stacked (dataset, method, odt_time_limit_min, feature_selection, train_acc,
-    test_acc), restricted to the profile's datasets and topologies."""
+    test_acc), restricted to the profile's datasets and topologies (decomposed ones included)."""
     from odtlib.experiments.reference import reference_table
 
     paper = pd.concat([reference_table("000", f"table{t}") for t in (8, 9, 10, 11)], ignore_index=True)
-    methods = [f"ODT-{t}" for t in profile.accuracy_topologies] + ["CART-D3"]
+    methods = [f"ODT-{t}" for t in (*profile.accuracy_topologies, *profile.decomposed_topologies)] + ["CART-D3"]
     keep = paper["dataset"].isin(profile.accuracy_datasets) & paper["method"].isin(methods)
     return paper[keep].reset_index(drop=True)
 
