@@ -210,12 +210,9 @@ def test_depth3_scan_matches_exhaustive_search(seed):
         assert np.array_equal(correct, result.correct) and tree.depth <= 3
 
 
-def test_depth3_scan_on_a_subset_with_candidate_features(monkeypatch):
-    """Depth 3 on a sample subset with a feature subset, the triple counts in blocks of one row: the optimum
-    of the exhaustive search on those rows and columns, with the split features named in the full matrix."""
-    import odtlib.models.accel.d2s as d2s
-
-    monkeypatch.setattr(d2s, "_BLOCK_ELEMENTS", 1)
+def test_depth3_scan_on_a_subset_with_candidate_features():
+    """Depth 3 on a sample subset with a feature subset: the optimum of the exhaustive search on those rows
+    and columns, with the split features named in the full matrix."""
     X, y = random_binary_data(36, 6, 3, seed=7)
     features, subset = [1, 3, 4, 5], np.flatnonzero(X[:, 0] == 0)
     result = Depth2Solver(X, y, n_classes=3, features=features).solve(subset, depth=3, leaf_penalty=0.5)

@@ -244,7 +244,6 @@ def _frequency_counts(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: in
     together cost one n x F x F product; with unit weights it is the symmetric product X_k^T X_k. As x^2 = x
     on binary data, FQ1[k] is the diagonal of FQ11[k].
     """
-    unit_weights = bool((w == 1).all())
     FQ1 = np.zeros((n_classes, X.shape[1]))
     FQ11 = np.zeros((n_classes, X.shape[1], X.shape[1])) if pairs else None
     for k in range(n_classes):
@@ -253,29 +252,28 @@ def _frequency_counts(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: in
         if not pairs:
             FQ1[k] = w[rows] @ X_k
             continue
-        FQ11[k] = X_k.T @ X_k if unit_weights else (X_k * w[rows, None]).T @ X_k
+        FQ11[k] = _pair_counts(X_k, w[rows])
         FQ1[k] = np.diagonal(FQ11[k])
     return FQ1, FQ11
 
 
-_BLOCK_ELEMENTS = 1 << 22     # 32 MB of float64 per block of pair products in _triple_counts
-
-
 def _triple_counts(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int) -> np.ndarray:
     """FQ111[k, r, f1, f2] = sum_{i: y_i = k} w_i x_ir x_if1 x_if2: the pair counts FQ11 of the rows with
-    x_r = 1, for every feature r at once. Per class one product of X_k^T diag(w_k) (F x n_k) with the n_k x F^2
-    matrix of row-wise pair products, built in row blocks of at most ``_BLOCK_ELEMENTS`` entries."""
+    x_r = 1, for every feature r: one product X^T diag(w) X per class and feature over those rows (symmetric
+    with unit weights), n·F^3/2 multiply-adds in all."""
     n_features = X.shape[1]
     FQ111 = np.zeros((n_classes, n_features, n_features, n_features))
-    block = max(1, _BLOCK_ELEMENTS // n_features**2)
     for k in range(n_classes):
         X_k, w_k = X[y == k], w[y == k]
-        for first in range(0, len(X_k), block):
-            rows = X_k[first:first + block]
-            pairs = (rows[:, :, None] * rows[:, None, :]).reshape(len(rows), n_features**2)
-            weighted = rows * w_k[first:first + block, None]
-            FQ111[k] += (weighted.T @ pairs).reshape(n_features, n_features, n_features)
+        for r in range(n_features):
+            on = X_k[:, r] > 0.5
+            FQ111[k, r] = _pair_counts(X_k[on], w_k[on])
     return FQ111
+
+
+def _pair_counts(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """X^T diag(w) X: the weighted count of rows with x_f1 = x_f2 = 1 for every feature pair."""
+    return X.T @ X if bool((w == 1).all()) else (X * w[:, None]).T @ X
 
 
 @cache
