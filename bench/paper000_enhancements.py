@@ -16,9 +16,10 @@ paper's CPLEX time (Table 2, 8 cores, 3 h limit) beside ours and the ratio ours 
     ODTLIB_DATA_MIRROR=/work/shared/uci .venv/bin/python bench/paper000_enhancements.py \\
         --datasets a1a bc krkp mush ttt --variants All Subtree-Benders --time-limit 60
 
-The paper's Table 2 is ``--n 200 --topologies depth3`` (the defaults). a1a has unrestricted groups of 16 and
-33 values, whose 2^m subsets the decomposition does not enumerate at a node of height 2: with ``--max-card 2``
-(the paper's comb-con) it runs, otherwise its Subtree-Benders cell says why it was refused.
+The paper's Table 2 is ``--n 200 --topologies depth3`` (the defaults), with unrestricted subsets (comb-unc;
+``--max-card 2`` is the paper's comb-con). a1a has unrestricted groups of 16 and 33 values, of which 13 and 10
+occur in 200 rows: the decomposition enumerates the subsets of the values present (2^12 tests of education at
+a node of height 2). A cell the decomposition refuses (too many tests) says why.
 """
 from __future__ import annotations
 

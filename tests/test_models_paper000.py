@@ -339,6 +339,27 @@ def test_subtree_solver_equals_the_oracle_on_sample_sets(ordinal, max_card, clas
                 assert score(rows) == pytest.approx(expected)
 
 
+def test_subtree_solver_keeps_one_test_per_split_of_the_samples_at_hand():
+    """Wide groups: 16 values of which 6 occur in the data (2^15 subsets if enumerated in full), sample sets
+    that miss a group's first value, and a group whose rows may have no 1, so S and its complement split
+    differently (on all rows, keeping only one of each pair there loses 1 of the optimum's 31). The oracle
+    runs on the data without the all-zero columns: a value no sample has moves no sample either way."""
+    A, y, groups = tiny_data(4, n=28, sizes=(6, 5, 3))
+    A[:5, groups[1]] = 0
+    wide = np.hstack([A[:, :3], np.zeros((len(A), 10), dtype=A.dtype), A[:, 3:]])
+    wide_groups = [list(range(16))] + [[c + 10 for c in cols] for cols in groups[1:]]
+    positive, weight = y == 1, np.where(y == 1, 1.0, 1.5)
+    solver = SubsetSubtreeSolver(wide, positive, [Group(f"g{t}", tuple(c)) for t, c in enumerate(wide_groups)], 1.5,
+                                 ordinal=False)
+    rng = np.random.default_rng(2)
+    for rows in [np.ones(len(y), dtype=bool)] + [(rng.random(len(y)) < 0.7) & (A[:, 0] == 0) for _ in range(2)]:
+        for height, shape in ((1, (None, None)), (2, SHAPES["depth2"])):
+            expected = best_weighted(frontier(A[rows], positive[rows], groups, shape, free_labels=False), 1.5)
+            assert solver.bound(rows, height) == pytest.approx(expected)
+            assert subtree_score(wide, positive, solver.best_tests(rows, height), weight)(rows) == \
+                pytest.approx(expected)
+
+
 def test_subtree_optimum_facts_behind_the_cuts():
     """(SB) rests on OPT_h being monotone and OPT_h(S ∪ T) <= OPT_h(S) + w(T); checked on random sets."""
     A, y, groups = tiny_data(4, n=30)
@@ -397,7 +418,7 @@ def test_subtree_benders_on_highs_says_it_runs_a_restart_loop():
     ({}, "multi_hot", "at most one 1 per row"),
 ])
 def test_subtree_benders_refuses_what_it_cannot_solve(params, data, match):
-    A, y, groups = tiny_data(0, sizes=(3, 2, 13) if data == "wide" else SIZES)
+    A, y, groups = tiny_data(0, n=200, sizes=(3, 2, 20)) if data == "wide" else tiny_data(0)
     if data == "multi_hot":
         A[0, groups[0]] = 1
     with pytest.raises(ValueError, match=match):

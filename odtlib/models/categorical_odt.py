@@ -559,8 +559,9 @@ class CategoricalODT(MIPTreeClassifier):
         solved exactly on the samples that reach it, joined by lazy Benders cuts. Formulation (8) is not
         built, so ``strengthened_routing``, ``pruned_routing`` and ``relaxed_integrality`` do not apply. Needs
         lazy rows (``solver="scip"`` runs them in the search; HiGHS by a restart loop, with a warning),
-        ``maximize="accuracy"``, no ``proper_splits``, groups with at most one 1 per row, and unrestricted
-        groups of at most 12 values (or ``max_card``).
+        ``maximize="accuracy"``, no ``proper_splits``, groups with at most one 1 per row, and at most 2^16
+        tests per node of height 2 (an unrestricted group with m values present in the data has 2^m or
+        2^(m-1); else set ``max_card``).
     solver, time_limit, mip_gap, threads, seed, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``mip_gap=None`` proves the
         exact optimum. There is no warm start: the fixed topology and its pre-labelled leaves leave no

@@ -33,11 +33,16 @@ ordinal prefixes and suffixes of Section 4.4, max.card of Section 4.5), vectoris
   with P the weighted positives and N_j, P_j the weighted negatives and positives with value j.
   Unrestricted groups take every j with N_j > P_j; restricted ones the best of their allowed subsets.
 * height 2 (both children leaf-adjacent): every allowed test at k, each child solved as height 1 on the
-  samples the test sends there.
+  samples the test sends there. Only tests that split the samples at hand differently are enumerated: an
+  unrestricted group's subsets range over the values present among these samples, and one of S and its
+  complement is kept when every sample has exactly one of the group's values
+  (:meth:`SubsetSubtreeSolver._root_subsets`). On a1a (Table 2, 200 rows) that is 2^12 tests of education's
+  16 values on all rows, and 2^9-2^12 on the samples of a node of height 2.
 
-Groups must have at most one 1 per row (a row with no 1 in a group always goes right), and at a height-2
-node every group's allowed subsets are enumerated, so an unrestricted group may have at most
-``log2(max_subsets)`` values (``max_card`` or ordinal groups lift the limit).
+Groups must have at most one 1 per row (a row with no 1 in a group always goes right). Each subtree solve of
+height 2 costs O(D) time and memory per test, so data whose height-2 nodes have more than ``max_tests`` tests
+on all rows (2^16 by default; an unrestricted group with 17 or more values present) are refused; ``max_card``
+or ordinal groups lift the limit.
 """
 from __future__ import annotations
 
@@ -47,6 +52,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from odtlib.models.accel.d2s import _blas_controller
 from odtlib.solvers import LazyRowFamily, LinearRow, Values
 
 if TYPE_CHECKING:
@@ -108,7 +114,7 @@ class SubsetSubtreeSolver:
     """
 
     def __init__(self, A: np.ndarray, positive: np.ndarray, groups: list[Group], class_weight: float = 1.0, *,
-                 ordinal: bool = True, max_card: int | None = None, max_height: int = 2, max_subsets: int = 4096):
+                 ordinal: bool = True, max_card: int | None = None, max_height: int = 2, max_tests: int = 2**16):
         A = np.asarray(A) > 0.5
         for g in groups:
             if (A[:, list(g.columns)].sum(axis=1) > 1).any():
@@ -125,74 +131,91 @@ class SubsetSubtreeSolver:
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.subsets = [allowed_subsets(len(g.columns), ordinal and g.ordinal, max_card) for g in groups]
         if max_height >= 2:
-            one_hot = [bool((A[:, list(g.columns)].sum(axis=1) == 1).all()) for g in groups]
-            self.tests, self.test_group = self._all_tests(max_subsets, one_hot)
+            self._check_test_count(max_tests)
         self.value = lru_cache(maxsize=20000)(self._value)
 
-    def _all_tests(self, max_subsets: int, one_hot: list[bool]) -> tuple[np.ndarray, np.ndarray]:
-        """Every allowed test of a height-2 node as a 0/1 row over the D columns, and its group. For a group
-        with exactly one 1 per row, S and its complement swap the two children, which have the same shape and
-        labels, so only the subsets holding the group's first value are kept (the allowed sets of Sections
-        4.4-4.5 are closed under complement)."""
-        rows, owner = [], []
-        for gi, (part, subsets) in enumerate(zip(self.slices, self.subsets)):
-            size = part.stop - part.start
-            if subsets is None:
-                if 2**size > max_subsets:
-                    raise ValueError(
-                        f"the subtree decomposition enumerates every test of a node of height 2, but group "
-                        f"{self.groups[gi].name!r} has {size} values, 2^{size} subsets (limit {max_subsets}); "
-                        "set max_card (e.g. 2, the paper's comb-con) or switch subtree_benders off")
-                subsets = (np.arange(2**size)[:, None] >> np.arange(size)) & 1
-            if one_hot[gi]:
-                subsets = subsets[subsets[:, 0] > 0.5]
-            block = np.zeros((len(subsets), self.X.shape[1]))
-            block[:, part] = subsets
-            rows.append(block)
-            owner += [gi] * len(subsets)
-        return np.vstack(rows), np.array(owner, dtype=np.int64)
+    def _check_test_count(self, max_tests: int) -> None:
+        """Refuse data whose height-2 nodes have more than ``max_tests`` tests on the whole training set (an
+        upper bound on every subtree solve's count; each test costs O(D) work and memory per solve)."""
+        counts = [len(self._root_subsets(gi, self.X[:, part], count_only=True))
+                  for gi, part in enumerate(self.slices)]
+        if sum(counts) > max_tests:
+            gi = int(np.argmax(counts))
+            raise ValueError(
+                f"the subtree decomposition enumerates every test of a node of height 2 on each subtree solve: "
+                f"{sum(counts)} tests here, {counts[gi]} of them of group {self.groups[gi].name!r} (limit "
+                f"max_tests={max_tests}); set max_card (e.g. 2, the paper's comb-con), drop groups, or switch "
+                "subtree_benders off")
+
+    def _root_subsets(self, gi: int, X_g: np.ndarray, count_only: bool = False) -> np.ndarray:
+        """The tests of group ``gi`` at a height-2 node on samples whose group columns are ``X_g``, as left
+        subsets (rows, 0/1 over the group's values), keeping one test of each set of tests that split these
+        samples alike:
+
+        * a value none of the samples has may go either way, so an unrestricted group's subsets are those of
+          its values present in ``X_g`` (a1a, 200 rows: 13 of education's 16 values, 10 of native-country's 33);
+        * if every sample has exactly one of the group's values, S and its complement swap the two children,
+          which have the same shape and labels, so only the subsets holding the first present value are kept
+          (the allowed sets of Sections 4.4-4.5 are closed under complement).
+
+        ``count_only``: a placeholder of the right length instead of the subsets (for the size check)."""
+        subsets = self.subsets[gi]
+        present = np.flatnonzero(X_g.any(axis=0))
+        one_hot = len(present) > 0 and bool((X_g.sum(axis=1) == 1).all())
+        if subsets is not None:
+            return subsets[subsets[:, present[0]] > 0.5] if one_hot else subsets
+        free = present[1:] if one_hot else present
+        if count_only:
+            return range(2**len(free))
+        subsets = np.zeros((2**len(free), X_g.shape[1]))
+        subsets[:, free] = (np.arange(2**len(free))[:, None] >> np.arange(len(free))) & 1
+        if one_hot:
+            subsets[:, present[0]] = 1.0
+        return subsets
 
     # ------------------------------------------------------------------ height 1
-    def _group_gains(self, gain: np.ndarray) -> list[tuple[np.ndarray, np.ndarray | None]]:
-        """Per group: the best Σ_{j∈S} gain_j over its allowed S (shape gain.shape[:-1]), and the index of the
-        best allowed subset (None for unrestricted groups, whose best S is {j: gain_j > 0})."""
-        out = []
-        for part, subsets in zip(self.slices, self.subsets):
-            g = gain[..., part]
-            if subsets is None:
-                out.append((np.clip(g, 0, None).sum(axis=-1), None))
-            else:
-                sums = g @ subsets.T
-                out.append((sums.max(axis=-1), sums.argmax(axis=-1)))
-        return out
+    def _group_gains(self, gain: np.ndarray) -> list[np.ndarray]:
+        """Per group: the best Σ_{j∈S} gain_j over its allowed S, of shape gain.shape[1:] (the columns run along
+        axis 0, so that a group's rows are contiguous); an unrestricted group's best S is {j: gain_j > 0}."""
+        return [np.maximum(gain[part], 0.0).sum(axis=0) if subsets is None else (subsets @ gain[part]).max(axis=0)
+                for part, subsets in zip(self.slices, self.subsets)]
 
-    def height1(self, pos: np.ndarray, neg: np.ndarray, pos_total: np.ndarray) -> np.ndarray:
-        """OPT_1 from weighted counts per column, ``pos``/``neg`` of shape (..., D), ``pos_total`` (...)."""
-        gains = [best for best, _ in self._group_gains(neg - pos)]
-        return pos_total + np.max(gains + [np.zeros(np.shape(pos_total))], axis=0)
+    def height1(self, gain: np.ndarray, pos_total: np.ndarray) -> np.ndarray:
+        """OPT_1 from the weighted negatives minus positives per column, ``gain`` of shape (D, ...), and the
+        weighted positives ``pos_total`` (...)."""
+        best = np.zeros(np.shape(pos_total))
+        for group_best in self._group_gains(gain):
+            best = np.maximum(best, group_best)
+        return pos_total + best
 
-    def _counts(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _counts(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The samples of ``mask``: their columns, weights w+ and w-, and the gains N_j - P_j per column."""
         idx = np.flatnonzero(mask)
         X, wp, wn = self.X[idx], self.w_pos[idx], self.w_neg[idx]
-        return X, wp, wn, wp @ X, wn @ X
+        return X, wp, wn, (wn - wp) @ X
 
     # ------------------------------------------------------------------ height <= 2
     def _value(self, rows: bytes, height: int) -> float:
         mask = np.frombuffer(rows, dtype=bool)
-        if height == 1:
-            _, wp, _, pos, neg = self._counts(mask)
-            return float(self.height1(pos, neg, wp.sum()))
-        return float(self._height2_values(mask).max())
+        with _blas_controller().limit(limits=1, user_api="blas"):       # small products: threads only cost
+            if height == 1:
+                _, wp, _, gain = self._counts(mask)
+                return float(self.height1(gain, wp.sum()))
+            return float(self._height2_values(mask)[1].max())
 
-    def _height2_values(self, mask: np.ndarray) -> np.ndarray:
-        """OPT_1(left) + OPT_1(right) for every test at a height-2 node. With at most one 1 per group and row,
-        sample i goes left under test t iff (X·tests^T)_it = 1, so the weighted counts per column on the left
-        are tests · (X^T diag(w) X), co-occurrence counts of the columns."""
-        X, wp, wn, pos, neg = self._counts(mask)
-        pos_left, neg_left = self.tests @ ((X * wp[:, None]).T @ X), self.tests @ ((X * wn[:, None]).T @ X)
-        pos_total_left = self.tests @ pos
-        return (self.height1(pos_left, neg_left, pos_total_left)
-                + self.height1(pos - pos_left, neg - neg_left, wp.sum() - pos_total_left))
+    def _height2_values(self, mask: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+        """Every group's tests at a height-2 node (:meth:`_root_subsets`), and OPT_1(left) + OPT_1(right) of
+        each, in the order of the groups. With at most one 1 per group and row, sample i goes left under the
+        subset T of group g iff Σ_{v∈T} x_iv = 1, so the left child's gains per column are
+        (X^T diag(w- - w+) X_g) · T, co-occurrence counts (one column per test)."""
+        X, wp, wn, gain = self._counts(mask)
+        co_gain = (X * (wn - wp)[:, None]).T @ X
+        pos, pos_total = wp @ X, wp.sum()
+        subsets = [self._root_subsets(gi, X[:, part]) for gi, part in enumerate(self.slices)]
+        gain_left = np.hstack([co_gain[:, part] @ left.T for left, part in zip(subsets, self.slices)])
+        pos_left = np.concatenate([left @ pos[part] for left, part in zip(subsets, self.slices)])
+        return subsets, (self.height1(gain_left, pos_left)
+                         + self.height1(gain[:, None] - gain_left, pos_total - pos_left))
 
     def bound(self, mask: np.ndarray, height: int) -> float:
         """OPT_height on the samples of the boolean ``mask`` (cached)."""
@@ -205,19 +228,22 @@ class SubsetSubtreeSolver:
         [k's, its left child's, its right child's] for height 2."""
         mask = np.asarray(mask, dtype=bool)
         if height == 1:
-            _, _, _, pos, neg = self._counts(mask)
-            gains = self._group_gains(neg - pos)
-            gi = int(np.argmax([best for best, _ in gains]))
-            return [(gi, self._subset_columns(gi, neg - pos, gains[gi][1]))]
-        t = int(self._height2_values(mask).argmax())
-        gi = int(self.test_group[t])
-        goes_left = (self.X @ self.tests[t]) > 0.5
-        chosen = [self.groups[gi].columns[p] for p in np.flatnonzero(self.tests[t, self.slices[gi]])]
+            _, _, _, gain = self._counts(mask)
+            gi = int(np.argmax(self._group_gains(gain)))
+            return [(gi, self._subset_columns(gi, gain))]
+        subsets, values = self._height2_values(mask)
+        best = int(values.argmax())
+        ends = np.cumsum([len(left) for left in subsets])
+        gi = int(np.searchsorted(ends, best, side="right"))
+        left = subsets[gi][best - (ends[gi] - len(subsets[gi]))]
+        goes_left = (self.X[:, self.slices[gi]] @ left) > 0.5
+        chosen = [self.groups[gi].columns[p] for p in np.flatnonzero(left)]
         return [(gi, chosen)] + self.best_tests(mask & goes_left, 1) + self.best_tests(mask & ~goes_left, 1)
 
-    def _subset_columns(self, gi: int, gain: np.ndarray, best_row) -> list[int]:
+    def _subset_columns(self, gi: int, gain: np.ndarray) -> list[int]:
+        """The best left subset of group ``gi`` at a leaf-adjacent node whose columns have gains ``gain``."""
         part, subsets = self.slices[gi], self.subsets[gi]
-        picked = gain[part] > 0 if subsets is None else subsets[int(best_row)] > 0.5
+        picked = gain[part] > 0 if subsets is None else subsets[int((subsets @ gain[part]).argmax())] > 0.5
         return [self.groups[gi].columns[p] for p in np.flatnonzero(picked)]
 
 
