@@ -320,3 +320,16 @@ def test_subtree_maps_are_read_only():
     subtree = solve_depth2(np.eye(4, dtype=int), [0, 1, 1, 0]).subtree
     with pytest.raises(TypeError):
         subtree.leaf[1] = 5
+
+
+def test_depth3_is_the_depth2_result_unless_strictly_better():
+    """Nested path-bound cuts need one subtree per sample set: where no depth-3 tree beats D2S (here the
+    labels are a function of one feature, so a stump is optimal at every depth), depth 3 returns D2S's own
+    result; where one does (x0 XOR x1 XOR x2 needs depth 3), its value is strictly larger."""
+    X, _ = random_binary_data(40, 5, 2, seed=9)
+    solver = Depth2Solver(X, X[:, 2])
+    assert solver.solve(None, depth=3, leaf_penalty=0.5) is solver.solve(None, depth=2, leaf_penalty=0.5)
+    xor = X[:, 0] ^ X[:, 1] ^ X[:, 2]
+    solver = Depth2Solver(X, xor)
+    deeper, shallower = solver.solve(None, depth=3, leaf_penalty=0.5), solver.solve(None, depth=2, leaf_penalty=0.5)
+    assert deeper.value > shallower.value and deeper.subtree.depth == 3

@@ -532,17 +532,25 @@ class Depth2Solver:
         return D2SResult(result.value, result.n_correct, alpha, result.subtree, result.correct, rows)
 
     def _depth3(self, mask: np.ndarray, rows: np.ndarray, alpha: float) -> D2SResult:
-        """The depth-3 optimum: root split of the scan, each side's D2S subtree placed at nodes 2 and 3."""
+        """The depth-3 optimum: root split of the scan, each side's D2S subtree placed at nodes 2 and 3.
+
+        D2S's own result on the same rows is returned unless a depth-3 tree is strictly better, so nested
+        callers see one subtree per sample set: a height-3 path-bound cut and the height-2 cuts below it then
+        keep the same optimal tree (PathBoundCuts).
+        """
+        depth2 = self.solve(mask, depth=2, leaf_penalty=alpha)
         start = time.perf_counter()
         root = _best_depth3_root(self.X[rows][:, self.features], self.y[rows], self.sample_weight[rows],
                                  self.n_classes, alpha)
         self._seconds += time.perf_counter() - start
         if root is None:
-            leaf = self.solve(mask, depth=0, leaf_penalty=alpha)
-            return D2SResult(leaf.value, leaf.n_correct, alpha, leaf.subtree, leaf.correct, rows)
+            return depth2
         feature = int(self.features[root])
         goes_right = self.X[:, feature] > 0.5
         sides = [self.solve(mask & ~goes_right, 2, alpha), self.solve(mask & goes_right, 2, alpha)]
+        value = sides[0].value + sides[1].value
+        if value <= depth2.value + 1e-9 * max(1.0, float(self.sample_weight[rows].sum())):
+            return depth2
         branch, leaf = {1: feature}, {}
         correct = np.zeros(self.n_samples, dtype=bool)
         for node, side in zip((2, 3), sides):
@@ -552,8 +560,8 @@ class Depth2Solver:
             correct[side.correct_samples] = True
         correct = correct[rows]
         correct.setflags(write=False)
-        return D2SResult(sides[0].value + sides[1].value, sides[0].n_correct + sides[1].n_correct, alpha,
-                         Depth2Subtree(branch, leaf), correct, rows)
+        return D2SResult(value, sides[0].n_correct + sides[1].n_correct, alpha, Depth2Subtree(branch, leaf),
+                         correct, rows)
 
     def cache_info(self) -> CacheInfo:
         return CacheInfo(self._hits, self._misses, self._evictions, len(self._cache), self.maxsize, self._seconds)

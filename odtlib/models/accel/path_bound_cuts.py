@@ -28,7 +28,8 @@ Samples sets smaller than 2·|I|·λ are skipped (no depth-2 subtree there can p
 <= 3 of :meth:`~odtlib.models.accel.d2s.Depth2Solver.solve` (a scan of every root split with D2S on both
 sides). A candidate of height h then gets the optimum of depth min(3, h), and R_P's last sum takes the leaves
 more than 3 levels below n. The argument above is unchanged: that subtree is optimal for the samples reaching
-n, and its sides are the cached D2S subtrees the height-2 cuts below use, so one optimal tree meets every cut.
+n, and nested cuts agree on it -- its sides are the cached D2S subtrees the height-2 cuts below use, and where
+no depth-3 tree beats D2S it is D2S's own subtree -- so one optimal tree meets every cut.
 At depth 3 the root's cut (R_P = 0) bounds the whole master by the exact optimum and (26) fixes its structure,
 so the master closes at its first LP instead of enumerating root splits in the search.
 """
