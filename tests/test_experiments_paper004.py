@@ -72,6 +72,29 @@ def test_make_model_runs_the_papers_setup():
     assert (octh.depth, octh.max_splits, octh.ccp_alpha, octh.warm_start, octh.time_limit) == (2, None, 0.0, True, 9)
     with pytest.raises(ValueError, match="method must be one of"):
         p004.make_model("OCT", 2)
+    assert p004.make_model("S1O-DS", 2, params={"warm_start": "svm"}).warm_start == "svm"
+
+
+def test_tune_selection_keeps_the_grid_point_best_on_all_held_out_rows(monkeypatch):
+    # a stand-in S1O-DS whose epsilon decides its rule: 0.1 predicts its training majority, 0.2 the rule x > 0.6
+    class Rule:
+        def __init__(self, params):
+            self.params = params
+
+        def fit(self, X, y):
+            self.majority = np.bincount(y).argmax()
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), self.majority) if self.params["epsilon"] == 0.1 else (X[:, 0] > 0.6).astype(int)
+
+    monkeypatch.setattr(p004, "SELECTION_GRID", ({"epsilon": 0.1}, {"epsilon": 0.2}))
+    monkeypatch.setattr(p004, "make_model", lambda method, depth, solver, time_limit, params: Rule(params))
+    X = np.linspace(0, 1, 30)[:, None]
+    y = (X[:, 0] > 0.6).astype(int)                  # 12 ones, 18 zeros: each stratified third has 4 and 6
+    best, scores = p004.tune_selection(X, y, 2, {"beta1": 0.2}, rows=None)
+    assert best == {"beta1": 0.2, "epsilon": 0.2}
+    assert scores == pytest.approx([0.6, 1.0])
 
 
 @needs_mirror

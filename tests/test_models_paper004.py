@@ -148,10 +148,29 @@ def test_warm_starts_satisfy_every_row(categorical):
     if categorical:
         X[:, 0] = np.arange(12) % 4 * 3.0                              # codes 0, 3, 6, 9
     given = Tree({1: HyperplaneSplit(np.array([0.0, 2.0]), 1.0, 2, 3), 2: Leaf(int(y[0])), 3: Leaf(int(y[1]))})
-    for start in (True, given):
+    for start in (True, given) + (() if categorical else ("svm",)):
         est = SVM1ODT(depth=2, warm_start=start, categorical_features=categorical)
         model, values = start_values(est, X, y)
         assert violated_constraints(model, values) == []
+
+
+def test_svm_warm_start_is_paper_002s_tree_on_the_rows_of_the_mip(monkeypatch):
+    from odtlib.models.svm_tree import SVMTreeClassifier
+
+    X, y = grid_data(13, 12, n_classes=3)
+    est = SVM1ODT(depth=2, warm_start="svm")
+    est.classes_ = np.unique(y)
+    expected = SVMTreeClassifier(depth=2, random_state=0).fit(X, y).tree_
+    assert est._initial_tree(SVM1ODTContext(X, y, est.classes_, depth=2)).to_dict() == expected.to_dict()
+    fitted_on = []                                   # with data selection: fitted on the selected rows only
+    original = SVMTreeClassifier.fit
+    monkeypatch.setattr(SVMTreeClassifier, "fit", lambda self, A, b: fitted_on.append(A) or original(self, A, b))
+    X, y = blobs(0)
+    svm = SVM1ODT(depth=1, data_selection="lp", warm_start="svm", time_limit=30).fit(X, y)
+    assert len(fitted_on) == 1
+    np.testing.assert_array_equal(fitted_on[0], X[svm.selected_rows_])
+    with pytest.raises(ValueError, match="warm_start='svm'"):
+        SVM1ODT(warm_start="svm", categorical_features=[0]).fit(X, y)
 
 
 # ------------------------------------------------------------------------------------------ the cuts

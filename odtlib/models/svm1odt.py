@@ -285,7 +285,10 @@ class SVM1ODT(MIPTreeClassifier):
         Rounds of Algorithm 3 (``data_selection="iterative"``; the paper gives no number).
     solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``warm_start=True`` starts
-        from the CART tree of the same depth (the paper's warm start).
+        from the CART tree of the same depth (the paper's warm start); ``warm_start="svm"`` from paper 002's
+        greedy tree of linear-SVM splits (:class:`~odtlib.models.SVMTreeClassifier`) fitted on the MIP's own
+        rows (with data selection: the selected rows), for solvers that do not get far from CART's tree in
+        their time limit (not with categorical features).
 
     ``fit(X, y, sample_weight=None)``: the weights multiply c_i in (1a) (with ``"iterative"``, they multiply
     Algorithm 3's weights). After ``fit``: ``tree_`` with :class:`~odtlib.tree.HyperplaneSplit` (and
@@ -299,6 +302,7 @@ class SVM1ODT(MIPTreeClassifier):
     requires_binary_features = False
     _parameter_constraints = {
         **common_constraints(),
+        "warm_start": ["boolean", Tree, StrOptions({"svm"})],
         "alpha1": _non_negative(),
         "alpha2": _non_negative(),
         "epsilon": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -328,6 +332,9 @@ class SVM1ODT(MIPTreeClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
+        if isinstance(self.warm_start, str) and self.categorical_features is not None:
+            raise ValueError("warm_start='svm' grows hyperplanes over every column, which categorical_features "
+                             "cannot take; use warm_start=True (CART) or give a Tree")
         if self.data_selection is not None and self.categorical_features is not None:
             raise ValueError("data_selection works on numerical features (convex hulls of points); with "
                              "categorical_features set data_selection=None, or one-hot encode the categories")
@@ -393,6 +400,14 @@ class SVM1ODT(MIPTreeClassifier):
                            "selected_fraction": len(rows) / n_rows, **facts}
 
     # ------------------------------------------------------------------ hooks
+    def _initial_tree(self, ctx):
+        """CART's tree (``warm_start=True``), a given Tree, or with ``"svm"`` paper 002's SVM tree on these rows."""
+        if isinstance(self.warm_start, str):
+            from odtlib.models.svm_tree import SVMTreeClassifier
+
+            return SVMTreeClassifier(depth=self.depth, random_state=self.seed).fit(ctx.X, ctx.labels).tree_
+        return super()._initial_tree(ctx)
+
     def _context(self, X, y) -> SVM1ODTContext:
         names = self._column_names(X.shape[1])
         categorical = self._categorical_columns(names)
