@@ -147,7 +147,7 @@ class SubsetSubtreeSolver:
                 f"max_tests={max_tests}); set max_card (e.g. 2, the paper's comb-con), drop groups, or switch "
                 "subtree_benders off")
 
-    def _root_subsets(self, gi: int, X_g: np.ndarray, count_only: bool = False) -> np.ndarray:
+    def _root_subsets(self, gi: int, X_g: np.ndarray, count_only: bool = False) -> np.ndarray | range:
         """The tests of group ``gi`` at a height-2 node on samples whose group columns are ``X_g``, as left
         subsets (rows, 0/1 over the group's values), keeping one test of each set of tests that split these
         samples alike:
@@ -158,7 +158,7 @@ class SubsetSubtreeSolver:
           which have the same shape and labels, so only the subsets holding the first present value are kept
           (the allowed sets of Sections 4.4-4.5 are closed under complement).
 
-        ``count_only``: a placeholder of the right length instead of the subsets (for the size check)."""
+        ``count_only``: a range as long as the list of subsets, without building it (for the size check)."""
         subsets = self.subsets[gi]
         present = np.flatnonzero(X_g.any(axis=0))
         one_hot = len(present) > 0 and bool((X_g.sum(axis=1) == 1).all())
