@@ -21,9 +21,9 @@ for every master point
 holds at the true value of k's subtree (the samples that really reach k are S' ⊆ S plus some i ∉ S whose
 side expression is 1). At the master point that produced S the cut reads θ_k <= OPT(S), which is exact.
 :class:`SubtreeBendersCuts` adds (SB) as lazy rows at integer master points. (SB) is valid for any S, so LP
-points could be separated too, with S from the rounded tests; on SCIP that made krkp (Table 2) 5x slower. The optimal tree is then the master's
-tests plus, at every frontier node, an optimal subtree on the samples sent there
-(:meth:`SubsetSubtreeSolver.best_tests`).
+points could be separated too, with S from the rounded tests; on SCIP that made krkp (Table 2) 5x slower.
+The optimal tree is then the master's tests plus, at every frontier node, an optimal subtree on the samples
+sent there (:meth:`SubsetSubtreeSolver.best_tests`).
 
 :class:`SubsetSubtreeSolver` computes OPT_1 and OPT_2 exactly over the tests the model allows (all subsets,
 ordinal prefixes and suffixes of Section 4.4, max.card of Section 4.5), vectorised over all tests of a node:
