@@ -65,8 +65,9 @@ PAPER_NAMES = {"car_evaluation": "car-evaluation"}   # Tables 1, 3-5 print it wi
 
 # --------------------------------------------------------------------------------------- the methods
 # The paper's configurations are RegularizedBendOCT's own registry (PAPER_METHODS): every method starts from
-# the CART tree pruned with α = λ (polished first when polishing is on, as in the paper) and runs on the
-# solver's default search (top_down_branching=False: that switch is ours).
+# the CART tree pruned with α = λ (polished first when polishing is on, as in the paper), runs on the solver's
+# default search and bounds subtrees of height 2 only (top_down_branching=False, path_bound_height=2: the
+# estimator's other defaults are ours).
 METHODS: dict[str, dict] = RegularizedBendOCT.PAPER_METHODS
 
 
