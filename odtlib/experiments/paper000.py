@@ -114,11 +114,11 @@ PROFILES = {
         time_limit=10, timing_limit=10, compared=False),
     "quick": Profile(
         "quick", "Table 2's depth-3 instances on 200 rows (All, and the subtree decomposition on SCIP with up to "
-        "120 s; not the other four variants; a1a left out); Tables 8-11's depth-3 column by the decomposition on "
+        "120 s; not the other four variants); Tables 8-11's depth-3 column by the decomposition on "
         "SCIP on 200 training rows; otherwise depth 2 (and 2.5 for Table 13), 100 training rows; one split, 20 s "
         "per solve.",
-        ablation=(("bc", 200), ("krkp", 200), ("mush", 200), ("ttt", 200)), ablation_topology="depth3",
-        ablation_variants=("All", DECOMPOSITION), decomposition_limit=120,
+        ablation=(("a1a", 200), ("bc", 200), ("krkp", 200), ("mush", 200), ("ttt", 200)),
+        ablation_topology="depth3", ablation_variants=("All", DECOMPOSITION), decomposition_limit=120,
         timing_datasets=("krkp", "bc"), timing_sizes=(50, 100), timing_topologies=("depth2",),
         accuracy_datasets=("bc", "krkp", "mush", "ttt", "monks-1", "votes", "heart", "student"),
         accuracy_topologies=("depth2",), feature_selection=(True,), accuracy_limits=(20,),
