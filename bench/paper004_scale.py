@@ -45,8 +45,8 @@ import pandas as pd
 from _child import answer_as_child, append_row, run_in_subprocess
 
 METHODS = ("S1O", "S1O-DS", "OCT-H", "CART")
-FIELDS = ["dataset", "depth", "size", "method", "solver", "start", "tune", "time_limit", "status", "n_train", "n_test", "train_acc", "test_acc",
-          "wall_s", "peak_rss_mb", "lp_seconds", "n_lps", "n_selected", "selected_pct", "paper_selected_pct",
+FIELDS = ["dataset", "depth", "size", "method", "solver", "start", "tune", "time_limit", "status", "n_train", "n_test",
+          "train_acc", "test_acc", "wall_s", "peak_rss_mb", "lp_seconds", "n_lps", "n_selected", "selected_pct", "paper_selected_pct",
           "build_s", "handoff_s", "solve_s", "solve_status", "tune_s", "params", "message"]
 PARAMS_TABLE = {2: 7, 3: 8}                 # the paper's data-selection parameters per depth
 
@@ -87,7 +87,8 @@ def child(spec: dict) -> dict:
                     tune_s=tune_s, params=chosen)
     row = dict(status="ok", wall_s=time.perf_counter() - start, n_train=len(train), n_test=len(test), tune_s=tune_s,
                params=chosen,
-               train_acc=100 * p004.accuracy(model, X[train], y[train]), test_acc=100 * p004.accuracy(model, X[test], y[test]),
+               train_acc=100 * p004.accuracy(model, X[train], y[train]),
+               test_acc=100 * p004.accuracy(model, X[test], y[test]),
                peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     result = getattr(model, "solve_result_", None)
     if result is not None:

@@ -396,8 +396,9 @@ def tune_selection(X: np.ndarray, y: np.ndarray, depth: int, params: dict, *, so
 def run_selection(config: dict) -> dict:
     """One (table, dataset, method, split) of Tables 6-8 at the table's depth. S1O-DS gets the paper's
     printed parameters (`selection_params`), or with ``config["tune"]`` ε, α₁, α₂ by `tune_selection` on the
-    training part, and the warm start ``config["start"]`` ("cart", the paper's, or "svm"). With ``config["rows"]`` the training part is a stratified draw of
-    that many rows (short profiles); the test part is always the whole 25 %.
+    training part, and the warm start ``config["start"]`` ("cart", the paper's, or "svm"). With
+    ``config["rows"]`` the training part is a stratified draw of that many rows (short profiles); the test part
+    is always the whole 25 %.
 
     Metrics as `run_medium`, plus ``selected_pct``, ``n_selected``, ``n_lps``, ``lp_seconds`` and the paper's
     ``paper_selected_pct`` for S1O-DS, and ``no_result`` (why a MIP gave no tree: the model is over
