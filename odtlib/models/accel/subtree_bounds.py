@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from odtlib.models.accel.d2s import _blas_controller
+from odtlib.models.accel.d2s import one_blas_thread
 from odtlib.solvers import LazyRowFamily, LinearRow, Values
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ class SubsetSubtreeSolver:
     # ------------------------------------------------------------------ height <= 2
     def _value(self, rows: bytes, height: int) -> float:
         mask = np.frombuffer(rows, dtype=bool)
-        with _blas_controller().limit(limits=1, user_api="blas"):       # small products: threads only cost
+        with one_blas_thread():
             if height == 1:
                 _, wp, _, gain = self._counts(mask)
                 return float(self.height1(gain, wp.sum()))
