@@ -126,24 +126,24 @@ DEPTH3_CONFIGS = ["plain", "best", "best+path_bound_negative_samples=False", "be
 
 @pytest.mark.parametrize("config", DEPTH3_CONFIGS)
 def test_toggle_matrix_depth3(config):
-    X, y = instance(31, n_rows=20, n_features=4, n_classes=2)
-    lam = 0.02
-    model = RegularizedBendOCT(depth=3, leaf_penalty=lam, **CONFIGS[config]).fit(X, y)
-    assert model.solve_result_.status == "optimal"
-    assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-6)
-    assert fitted_value(model, X, y, lam) == pytest.approx(oracle_value(X, y, 3, lam), abs=1e-9)
+    assert_reaches_the_exhaustive_optimum(config, *instance(31, n_rows=20, n_features=4, n_classes=2), depth=3,
+                                          lam=0.02)
 
 
 @pytest.mark.parametrize("config", ["best", "best+path_bound_height=2", "best+path_bound_negative_samples=False"])
 def test_toggle_matrix_depth4(config):
     """Depth 4: height-3 bounds at the root (height 4, relaxed by the leaves of level 4) and at nodes 2, 3
     under an integral root, height-2 bounds below them; every configuration reaches the exhaustive optimum."""
-    X, y = instance(32, n_rows=24, n_features=4, n_classes=3)
-    lam = 0.01
-    model = RegularizedBendOCT(depth=4, leaf_penalty=lam, **CONFIGS[config]).fit(X, y)
+    assert_reaches_the_exhaustive_optimum(config, *instance(32, n_rows=24, n_features=4, n_classes=3), depth=4,
+                                          lam=0.01)
+
+
+def assert_reaches_the_exhaustive_optimum(config, X, y, *, depth, lam):
+    """The configuration's fit is proved optimal, and both its objective and its tree's value equal the oracle's."""
+    model = RegularizedBendOCT(depth=depth, leaf_penalty=lam, **CONFIGS[config]).fit(X, y)
     assert model.solve_result_.status == "optimal"
-    assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, 4, lam), abs=1e-6)
-    assert fitted_value(model, X, y, lam) == pytest.approx(oracle_value(X, y, 4, lam), abs=1e-9)
+    assert model.solve_result_.objective == pytest.approx(oracle_value(X, y, depth, lam), abs=1e-6)
+    assert fitted_value(model, X, y, lam) == pytest.approx(oracle_value(X, y, depth, lam), abs=1e-9)
 
 
 def test_height3_root_cut_closes_a_depth3_master_at_its_root():
