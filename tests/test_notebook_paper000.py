@@ -97,8 +97,9 @@ def test_quick_profile_solves_the_depth_3_accuracy_column_by_the_decomposition_o
     assert set(deep["dataset"]) == set(shallow["dataset"]) == set(quick.accuracy_datasets)
     assert set(deep["variant"]) == {p000.DECOMPOSITION} and set(deep["solver"]) == {"scip"}
     assert set(deep["n_train"]) == {200} and set(deep["time_limit"]) == set(quick.accuracy_limits)
+    assert set(deep["feature_selection"]) == {True, False}          # Tables 9 and 8
     assert set(shallow["variant"]) == {"All"} and set(shallow["solver"]) == {"highs"}
-    assert set(shallow["n_train"]) == {100}
+    assert set(shallow["n_train"]) == {100} and set(shallow["feature_selection"]) == {True}
     paper = p000.paper_accuracy_long(quick)
     assert set(paper["method"]) == {"ODT-depth2", "ODT-depth3", "CART-D3"}
     assert p000.make_model(deep.iloc[0].to_dict(), groups=None).subtree_benders

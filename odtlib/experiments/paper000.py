@@ -85,6 +85,7 @@ class Profile:
     decomposition_limit: float | None = None       # Tables 2-3, Subtree-Benders (None: ``timing_limit``)
     decomposed_topologies: tuple[str, ...] = ()    # Tables 8-11 solved by the subtree decomposition instead
     decomposed_n_train: int | None = None          # ... on this many ODT training rows (None: ``n_train``)
+    decomposed_feature_selection: tuple[bool, ...] | None = None   # ... with these (None: ``feature_selection``)
     tolerance: float = 3.0                         # accuracy points counted as agreement
     compared: bool = True                          # False: a code-path check, accuracies never compared
 
@@ -114,15 +115,16 @@ PROFILES = {
         time_limit=10, timing_limit=10, compared=False),
     "quick": Profile(
         "quick", "Table 2's depth-3 instances on 200 rows (All, and the subtree decomposition on SCIP with up to "
-        "120 s; not the other four variants); Tables 8-11's depth-3 column by the decomposition on "
-        "SCIP on 200 training rows; otherwise depth 2 (and 2.5 for Table 13), 100 training rows; one split, 20 s "
-        "per solve.",
+        "120 s; not the other four variants); Tables 8-9's depth-3 column (without and with feature selection) by "
+        "the decomposition on SCIP on 200 training rows; otherwise depth 2 (and 2.5 for Table 13), 100 training "
+        "rows; one split, 20 s per solve.",
         ablation=(("a1a", 200), ("bc", 200), ("krkp", 200), ("mush", 200), ("ttt", 200)),
         ablation_topology="depth3", ablation_variants=("All", DECOMPOSITION), decomposition_limit=120,
         timing_datasets=("krkp", "bc"), timing_sizes=(50, 100), timing_topologies=("depth2",),
         accuracy_datasets=("bc", "krkp", "mush", "ttt", "monks-1", "votes", "heart", "student"),
         accuracy_topologies=("depth2",), feature_selection=(True,), accuracy_limits=(20,),
-        decomposed_topologies=("depth3",), decomposed_n_train=200, splits=(0,), n_train=100,
+        decomposed_topologies=("depth3",), decomposed_n_train=200, decomposed_feature_selection=(True, False),
+        splits=(0,), n_train=100,
         branching=(("mush", "depth2"),), treatment=(("bc", "depth2"), ("student", "depth2")),
         train_sizes=(("krkp", "depth2", 100), ("krkp", "depth2", 200)),
         selection_datasets=("monks-1",), selection_topologies=("depth2", "depth2.5"),
@@ -337,7 +339,8 @@ def grids(profile: Profile, solver: str = "highs", threads: int = 1) -> dict[str
                                    feature_selection=fs, variant=DECOMPOSITION, time_limit=limit,
                                    solver=DECOMPOSITION_SOLVER, threads=threads)
                         for d in profile.accuracy_datasets for s in profile.splits for limit in profile.accuracy_limits
-                        for fs in profile.feature_selection for t in profile.decomposed_topologies]
+                        for fs in profile.decomposed_feature_selection or profile.feature_selection
+                        for t in profile.decomposed_topologies]
     out["accuracy"] += [run_config(d, "CART-D3", split=s) for d in profile.accuracy_datasets for s in profile.splits]
     out["branching"] = [run_config(d, split=s, topology=t, max_card=card, **odt)
                         for d, t in profile.branching for s in profile.splits for card in BRANCHING.values()]
