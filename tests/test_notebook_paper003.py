@@ -76,10 +76,10 @@ def test_baseline_and_best_configuration():
     assert plain["eqp"] is None and plain["warm_start"] is True and not plain["top_down_branching"]
     best = p003.make_model("Accelerated BendOCT", 3, 0.01).get_params()
     defaults = RegularizedBendOCT(depth=3, leaf_penalty=0.01).get_params()   # documented as the paper's best
-    # the paper's best switches, with EQP, on SCIP's default search (top_down_branching and eqp="auto" are
-    # the estimator's own defaults, not the paper's)
+    # the paper's best switches, with EQP, on SCIP's default search and the paper's height-2 path bounds
+    # (top_down_branching, eqp="auto" and path_bound_height=3 are the estimator's own defaults, not the paper's)
     assert best == {**defaults, "solver": "scip", "time_limit": None, "top_down_branching": False,
-                    "eqp": "recursive"}
+                    "eqp": "recursive", "path_bound_height": 2}
     no_pbcp = p003.make_model("Accelerated (No PBCP)", 3, 0.01).get_params()
     assert no_pbcp["strengthened_benders_cuts"] and not no_pbcp["path_bound_cuts"] and no_pbcp["eqp"] == "recursive"
     with pytest.raises(ValueError, match="method must be one of"):
