@@ -402,8 +402,7 @@ def run_selection(config: dict) -> dict:
 
     Metrics as `run_medium`, plus ``selected_pct``, ``n_selected``, ``n_lps``, ``lp_seconds`` and the paper's
     ``paper_selected_pct`` for S1O-DS, and ``no_result`` (why a MIP gave no tree: the model is over
-    ``max_variables`` and was not built, or the solver found no tree within the limit -- OCT-H on data whose
-    values lie closer together than its margin, where the CART start is infeasible; the paper's "N/A")."""
+    ``max_variables`` and was not built, or the solver found no tree within the limit; the paper's "N/A")."""
     table, method = config["table"], config["method"]
     X, y = load(config["dataset"])
     train, test = split(y, config["split"])
