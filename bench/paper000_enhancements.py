@@ -16,8 +16,9 @@ paper's CPLEX time (Table 2, 8 cores, 3 h limit) beside ours and the ratio ours 
     ODTLIB_DATA_MIRROR=/work/shared/uci .venv/bin/python bench/paper000_enhancements.py \\
         --datasets a1a bc krkp mush ttt --variants All Subtree-Benders --time-limit 60 --benders-time-limit 600
 
-The paper's Table 2 is ``--n 200 --topologies depth3`` (the defaults), with unrestricted subsets (comb-unc;
-``--max-card 2`` is the paper's comb-con). a1a has unrestricted groups of 16 and 33 values, of which 13 and 10
+The paper's Table 2 is ``--n 200 --topologies depth3`` (the defaults). It does not say which branching rule it
+used; the default here is unrestricted subsets (comb-unc), the largest problem (``--max-card 2`` is the paper's
+comb-con). a1a has unrestricted groups of 16 and 33 values, of which 13 and 10
 occur in 200 rows: the decomposition enumerates the subsets of the values present (2^12 tests of education at
 a node of height 2). A cell the decomposition refuses (too many tests) says why.
 """
