@@ -46,8 +46,8 @@ from _child import answer_as_child, append_row, run_in_subprocess
 
 METHODS = ("S1O", "S1O-DS", "OCT-H", "CART")
 FIELDS = ["dataset", "depth", "size", "method", "solver", "start", "tune", "time_limit", "status", "n_train", "n_test",
-          "train_acc", "test_acc", "wall_s", "peak_rss_mb", "lp_seconds", "n_lps", "n_selected", "selected_pct", "paper_selected_pct",
-          "build_s", "handoff_s", "solve_s", "solve_status", "tune_s", "params", "message"]
+          "train_acc", "test_acc", "wall_s", "peak_rss_mb", "lp_seconds", "n_lps", "n_selected", "selected_pct",
+          "paper_selected_pct", "build_s", "handoff_s", "solve_s", "solve_status", "tune_s", "params", "message"]
 PARAMS_TABLE = {2: 7, 3: 8}                 # the paper's data-selection parameters per depth
 
 

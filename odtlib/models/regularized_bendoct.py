@@ -218,7 +218,8 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     The defaults are the paper's best configuration -- recursive disaggregated EQP with group selection,
     |F*| <= 2, PBCP with BNS and BSt, polishing, no strengthened cuts -- with three changes of ours, all
     measured on SCIP: top-down branching, no EQP where the path-bound cuts run in the search
-    (``eqp="auto"``), and path bounds on subtrees of height 3 (``path_bound_height=3``). The paper's own configurations are named in :attr:`PAPER_METHODS`:
+    (``eqp="auto"``), and path bounds on subtrees of height 3 (``path_bound_height=3``). The paper's own
+    configurations are named in :attr:`PAPER_METHODS`:
     ``RegularizedBendOCT.paper_method("Accelerated BendOCT", depth=3)``, ``paper_method("BendOCT")`` (plain), and
     every single technique and variant its figures and tables measure.
 
