@@ -12,9 +12,10 @@ Printed:
 
 1. one line per run as it finishes, then the table (status, incumbent, bound, proved, seconds);
 2. per method and solver: instances proved and the mean solve time (the paper's Fig. 4 means include the
-   time-limited runs at the limit; so do ours), beside the paper's counts of 30 (SOCT-benders-last-1 27,
-   SOCT-baseline 24, OCT-H 22) and its overall mean times (Fig. 4(d): 114.5 s for SOCT-benders-last-1), with
-   the ratio ours / paper;
+   time-limited runs at the limit; so do ours; ``mean_time_unproved_at_600_s`` counts every unproved run at the
+   paper's 600 s, an upper bound of the mean under the paper's limit when ours is shorter), beside the paper's
+   counts of 30 (SOCT-benders-last-1 27, SOCT-baseline 24, OCT-H 22) and its overall mean times (Fig. 4(d):
+   114.5 s for SOCT-benders-last-1), with the ratio ours / paper;
 3. where the time goes: prep (the part of ``fit`` outside ``solve``), build (standard form), hand-off, solve,
    and inside SCIP's solve the Python callbacks by kind (``SolveResult.extra["callback_seconds"]``; the
    separation LPs of the shattering cuts run inside them) and SCIP's own share; any other ``*seconds*``
@@ -114,8 +115,12 @@ def summarise(frame: pd.DataFrame, time_limit: float) -> None:
                         "time_s", "wall_s"]].to_string(index=False, na_rep="", float_format=lambda v: f"{v:.2f}"))
 
     n_instances = frame.groupby(["dataset", "depth"]).ngroups
+    # at a limit below the paper's 600 s, an unproved run counted at 600 s bounds its time under the paper's
+    # protocol from above (it proves at most later), so this mean is an upper bound of the 600 s protocol's
+    frame["time_at_paper_limit_s"] = frame["time_s"].where(frame["proved"], p002.PAPER_TIME_LIMIT)
     table = frame.groupby(["method", "solver"], sort=False).agg(
-        runs=("proved", "size"), proved=("proved", "sum"), mean_time_s=("time_s", "mean"))
+        runs=("proved", "size"), proved=("proved", "sum"), mean_time_s=("time_s", "mean"),
+        mean_time_unproved_at_600_s=("time_at_paper_limit_s", "mean"))
     table["paper_proved_of_30"] = [p002.PAPER_PROVED.get(m) for m, _ in table.index]
     table["paper_mean_time_s"] = [PAPER_OVERALL_TIME.get(m) for m, _ in table.index]
     table["time_ratio_ours_to_paper"] = table["mean_time_s"] / table["paper_mean_time_s"]

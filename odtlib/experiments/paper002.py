@@ -26,7 +26,11 @@ Where we differ from the paper, and why (the notebook repeats this):
 * DL8.5 is run by STreeD (``pystreed``: the same optimal-tree search on the same binary thresholds,
   ``min_leaf_node_size`` for ``min_sup`` ∈ {1, 10, 20} as the paper tuned): ``pydl8.5`` 0.1.8 builds from its
   sdist but needs cvxpy, which odtlib does not install (`dl85_engine`);
-* CART (scikit-learn, ``max_leaf_nodes = β + 1`` tuned like β) is not in the paper's tables: ours only.
+* CART (scikit-learn, ``max_leaf_nodes = β + 1`` tuned like β) is not in the paper's tables: ours only;
+* on SCIP, S-OCT and OCT-H run odtlib's routing-repair heuristic inside the search (``routing_repair=True``,
+  :mod:`odtlib.models.routing_repair`; not in the paper, whose runs had Gurobi's own heuristics). The direct
+  comparison's "no warm start" means, as in the paper, that the user gives no start; the solver's heuristics,
+  ours included, run. ``bench/paper002_mip_comparison.py --set routing_repair=false`` measures without it.
 
 `PROFILES` shrinks the grids for free solvers (``smoke``, ``quick``); the code path is the same.
 """

@@ -131,12 +131,14 @@ class FullTreeRouting:
         return self.node_of[:, -1]
 
 
-def full_tree_routing(tree: Tree, X: np.ndarray, depth: int, margin: float = 0.0) -> FullTreeRouting:
+def full_tree_routing(tree: Tree, X: np.ndarray, depth: int, margin: float = 0.0,
+                      margin_nodes: set[int] | None = None) -> FullTreeRouting:
     """Lay any univariate or hyperplane ``tree`` of depth <= ``depth`` on the full tree and route X through it.
 
     Leaves above the last level continue left (non-splitting nodes) down to a leaf of the full tree, which
-    takes their label. With ``margin`` = ε > 0 each threshold is first moved by :func:`margin_threshold` (top
-    down, on the points that reach the node), so that the routing meets the ε-margin rows.
+    takes their label. With ``margin`` = ε > 0 each threshold of a node in ``margin_nodes`` (None: every node)
+    is first moved by :func:`margin_threshold` (top down, on the points that reach the node), so that the
+    routing meets the ε-margin rows; nodes without those rows (S-OCT's Benders nodes) keep their threshold.
     """
     n_features = X.shape[1]
     splits: dict[int, tuple[np.ndarray, float]] = {}
@@ -159,7 +161,7 @@ def full_tree_routing(tree: Tree, X: np.ndarray, depth: int, margin: float = 0.0
         for t, (a, b) in list(splits.items()):
             at_t = here == t
             values = X[at_t] @ a
-            if margin > 0 and at_t.any():
+            if margin > 0 and at_t.any() and (margin_nodes is None or t in margin_nodes):
                 b = margin_threshold(values, b, margin)
                 splits[t] = (a, b)
             goes_right[at_t] = values > b

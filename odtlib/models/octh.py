@@ -16,6 +16,7 @@ from odtlib.models._hyperplane import add_left_margin_row, add_right_margin_row,
 from odtlib.models._pipeline import store_parameters
 from odtlib.models._tree_index import tree_model
 from odtlib.models.soct import HyperplaneTreeClassifier, add_formulation_1, hyperplane_constraints
+from odtlib.solvers import BranchAndCut
 
 __all__ = ["OCTH", "build_model", "add_leaf_routing"]
 
@@ -50,17 +51,23 @@ class OCTH(HyperplaneTreeClassifier):
     """Optimal multivariate tree by OCT-H (Bertsimas & Dunn 2017, as (8)-(10) of Boutilier et al. 2022).
 
     The same parameters, input contract and fitted attributes as :class:`~odtlib.models.SOCT` (μ = ε = 0.005
-    by default, M' = 2); the same ε-margin problem, a weaker LP relaxation. Paper 002's baseline.
+    by default, M' = 2, ``routing_repair`` on SCIP), without the cut switches; the same ε-margin problem, a
+    weaker LP relaxation. Paper 002's baseline.
     """
 
-    _parameter_constraints = hyperplane_constraints()
+    _parameter_constraints = hyperplane_constraints(routing_repair=["boolean"])
 
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
-                 epsilon: float = 0.005, solver: str = "highs", time_limit: float | None = None,
-                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=True,
+                 epsilon: float = 0.005, routing_repair: bool = True, solver: str = "highs",
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 warm_start=True,
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
     def _build(self, ctx):
         return build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
                            n_classes=ctx.n_classes)
+
+    def _callbacks(self, ctx, model):
+        heuristics = self._repair_heuristics(ctx, model)
+        return BranchAndCut(heuristics=heuristics) if heuristics else None

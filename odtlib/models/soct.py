@@ -28,6 +28,7 @@ from pyomo.common.collections import ComponentMap
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlib.models._hyperplane import (
+    FullTreeRouting,
     add_left_margin_row,
     add_right_margin_row,
     add_split_variables,
@@ -47,7 +48,8 @@ from odtlib.models.shattering import (
     separating_hyperplane,
     shattering_row,
 )
-from odtlib.solvers import BranchAndCut
+from odtlib.solvers import BranchAndCut, capabilities
+from odtlib.solvers.capabilities import NATIVE
 
 __all__ = ["SOCT", "HyperplaneTreeClassifier", "build_model", "add_formulation_1", "add_big_m_routing"]
 
@@ -98,6 +100,11 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None
     big_m_nodes = [t for t in model.tree.internal if t not in set(benders_nodes)]
     add_big_m_routing(model, X, big_m_nodes, epsilon)                           # (1m) = (5)-(7)
     return model
+
+
+def margin_nodes(model: pyo.ConcreteModel) -> set[int] | None:
+    """The branch nodes whose (1m) has ε-margin rows (``model.H``; None: the model has no such set)."""
+    return set(model.H) if model.component("H") is not None else None
 
 
 NODE_SETS = ("root", "last", "all")
@@ -158,7 +165,12 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
 
     def _start_values(self, ctx, model, tree):
         """Values of d, w, c, z (the routing of ``tree``, any univariate or hyperplane tree) and of the splits."""
-        routing = full_tree_routing(tree, ctx.X, ctx.depth, margin=self._start_margin())
+        routing = full_tree_routing(tree, ctx.X, ctx.depth, margin=self._start_margin(),
+                                    margin_nodes=margin_nodes(model))
+        return self._routing_values(ctx, model, routing)
+
+    def _routing_values(self, ctx, model, routing: FullTreeRouting):
+        """Values of d, w, c, z and of the splits for a routing laid on the full tree."""
         class_index = {label: k for k, label in enumerate(ctx.classes.tolist())}
         start = ComponentMap()
         for t in model.N:
@@ -179,6 +191,16 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
     def _start_margin(self) -> float:
         """The margin the start's routing must meet (the ε of the big-M rows)."""
         return self.epsilon
+
+    def _repair_heuristics(self, ctx, model) -> list:
+        """:class:`~odtlib.models.routing_repair.RoutingRepair` when ``routing_repair`` is on and the solver runs
+        heuristics inside its search (SCIP); elsewhere none (it can only find incumbents sooner)."""
+        if not self.routing_repair or capabilities(self.solver).level("heuristics") != NATIVE:
+            return []
+        from odtlib.models.routing_repair import RoutingRepair
+
+        return [RoutingRepair(model, ctx.X, ctx.y, ctx.classes, ctx.depth, self.epsilon, self.max_splits,
+                              routing_values=lambda routing: self._routing_values(ctx, model, routing))]
 
     def _split_start(self, ctx, model, routing, start) -> None:
         """a, â, b of the nodes with a hyperplane (thresholds already moved to meet the margin)."""
@@ -216,6 +238,10 @@ class SOCT(HyperplaneTreeClassifier):
         Cuts per node and separation call at the user-cut nodes.
     cut_order : {"avoid_recent", "favour_recent"}, default "avoid_recent"
         How repeated separations pick other cuts (:mod:`odtlib.models.shattering`).
+    routing_repair : bool, default True
+        Our primal heuristic inside SCIP's search (not the paper's): repair the solver's routing into a
+        hyperplane tree and propose it (:mod:`odtlib.models.routing_repair`). It finds incumbents sooner and
+        never changes an optimum; solvers without heuristic callbacks (HiGHS, GLPK) skip it.
     solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`). ``warm_start=True`` starts
         from the paper's SVM heuristic (:class:`~odtlib.models.SVMTreeClassifier`, Section 5); a given Tree
@@ -242,7 +268,7 @@ class SOCT(HyperplaneTreeClassifier):
         benders_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
         user_cut_nodes=[StrOptions(set(NODE_SETS)), None],
         user_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
-        cut_order=[StrOptions(set(CUT_ORDERS))])
+        cut_order=[StrOptions(set(CUT_ORDERS))], routing_repair=["boolean"])
 
     PAPER_METHODS = {   # Section 6's selected variants (the Pareto front of the tuning runs)
         "SOCT-baseline": {},
@@ -255,9 +281,9 @@ class SOCT(HyperplaneTreeClassifier):
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
                  epsilon: float = 0.005, initial_cuts: int = 0, benders_nodes: str | None = None,
                  benders_cuts: int = 1, user_cut_nodes: str | None = None, user_cuts: int = 1,
-                 cut_order: str = "avoid_recent", solver: str = "highs", time_limit: float | None = None,
-                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=True,
-                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 cut_order: str = "avoid_recent", routing_repair: bool = True, solver: str = "highs",
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
     def _initial_tree(self, ctx):
@@ -305,7 +331,7 @@ class SOCT(HyperplaneTreeClassifier):
         self._count(ctx, separator, initial_cuts=len(cuts))
 
     def _callbacks(self, ctx, model):
-        lazy, cuts = [], []
+        lazy, cuts, heuristics = [], [], self._repair_heuristics(ctx, model)
         if self.benders_nodes is not None:
             separator = ShatteringSeparator(ctx.X, node_set(self.benders_nodes, self.depth), self.benders_cuts,
                                             self.cut_order)
@@ -316,7 +342,7 @@ class SOCT(HyperplaneTreeClassifier):
                                             self.cut_order)
             cuts.append(ShatteringUserCuts(model, separator))
             ctx.notes["_separators"] = ctx.notes.get("_separators", []) + [separator]
-        return BranchAndCut(lazy=lazy, cuts=cuts) if lazy or cuts else None
+        return BranchAndCut(lazy=lazy, cuts=cuts, heuristics=heuristics) if lazy or cuts or heuristics else None
 
     def _decode(self, ctx, model):
         for separator in ctx.notes.pop("_separators", []):

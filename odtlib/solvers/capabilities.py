@@ -80,7 +80,7 @@ def capabilities(solver: str) -> SolverCapabilities:
     if cls.supports_callbacks:
         return SolverCapabilities(cls.name, NATIVE, NATIVE, NATIVE, cls.branching_priorities,
                                   {"lazy": "constraint handler", "cuts": "separator at every node LP",
-                                   "heuristics": "primal heuristic after node LPs"})
+                                   "heuristics": "primal heuristic after LP solves"})
     root_rounds = cls.run_relaxation is not Backend.run_relaxation
     return SolverCapabilities(cls.name, EMULATED, EMULATED if root_rounds else MISSING, MISSING,
                               cls.branching_priorities,

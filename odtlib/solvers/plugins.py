@@ -73,7 +73,7 @@ class BranchAndCut(Callbacks):
     * ``lazy``: every :class:`LazyRowFamily` at integer candidates (and at LP points for the families with
       ``at_fractional``);
     * ``cuts``: every :class:`CutFamily` at fractional LP points;
-    * ``heuristics``: after node LPs, the first proposal wins; each heuristic also observes every integer
+    * ``heuristics``: after LP solves, the first proposal wins; each heuristic also observes every integer
       candidate the lazy check sees.
 
     ``cuts_at_integral_points``: the cut families also run at integer candidates, their rows returned with the

@@ -13,7 +13,7 @@ Callbacks (see `odtlib.solvers.callbacks`):
   priorities below integrality so candidates are integral;
 - ``cut``   -> separator `_CutSeparator`, called at every node LP (SCIP's exponential back-off,
   which would call it only at depths 0, 1, 4, 16, ..., is switched off);
-- ``heuristic`` -> primal heuristic `_Heuristic` after each node LP (``trySol``).
+- ``heuristic`` -> primal heuristic `_Heuristic` during the root's LP rounds and after each node LP (``trySol``).
 
 With lazy rows the model is incomplete, so SCIP must not draw conclusions from it alone:
 every variable gets up and down locks, dual reductions are switched off
@@ -211,7 +211,7 @@ def _install_callbacks(backend: ScipBackend, callbacks: Callbacks) -> list:
         m.setParam("presolving/donotmultaggr", True)  # proposals set original variables one by one
         heur = _Heuristic(backend, callbacks)
         m.includeHeur(heur, "odtlib_heur", "odtlib Callbacks.heuristic", "Y", priority=1000,
-                      freq=1, timingmask=SCIP_HEURTIMING.AFTERLPNODE)
+                      freq=1, timingmask=SCIP_HEURTIMING.DURINGLPLOOP | SCIP_HEURTIMING.AFTERLPNODE)
         plugins.append(heur)
     return plugins
 
@@ -415,6 +415,7 @@ class _Heuristic(Heur, _GuardedPlugin):
         self.backend, self.callbacks = backend, callbacks
         self.error = None
         self.n_found = 0
+        self._fixed: set[int] | None = None
 
     def heurexec(self, heurtiming, nodeinfeasible):
         if self.error is not None:
@@ -439,6 +440,17 @@ class _Heuristic(Heur, _GuardedPlugin):
             return None
         sol = self.model.createSol(self)
         cols, vals = start_vector(self.backend.sf, proposal)
+        fixed = self._fixed_columns()
         for j, val in zip(cols.tolist(), vals.tolist()):
-            self.model.setSolVal(sol, self.backend.vars[j], val)
+            if j not in fixed:
+                self.model.setSolVal(sol, self.backend.vars[j], val)
         return sol
+
+    def _fixed_columns(self) -> set[int]:
+        """Columns that presolve fixed: SCIP refuses another value for them, so a proposal keeps the fixed value
+        there (``trySol`` then judges the whole solution; presolve may fix a variable by dual arguments that
+        cut off some optimal solutions, such as a split indicator that can only help)."""
+        if self._fixed is None:
+            self._fixed = {j for j, var in enumerate(self.backend.vars)
+                           if self.model.getTransformedVar(var).getStatus() == "FIXED"}
+        return self._fixed

@@ -1,0 +1,320 @@
+"""A primal heuristic for formulation (1): repair the solver's routing into a hyperplane tree (ours, not the
+paper's).
+
+Boutilier, Michini & Zhou give S-OCT no heuristic inside the search (their direct comparison relies on
+Gurobi's own); SCIP's generic heuristics rarely find good trees on formulation (1), so a run without a warm
+start can sit on a poor incumbent for minutes. :class:`RoutingRepair` is a declared
+:class:`~odtlib.solvers.PrimalHeuristic` that turns a point of the search into a tree:
+
+* **where it starts**: the last integer candidate the lazy check saw (S-OCT's Benders nodes reject many of
+  them: their routing at a Benders node is not separable), or else the current LP point, rounded
+  (point i goes right at t when w_{i,2t+1} > 1/2);
+* **above the last level** it follows that routing: at a node with (a_t, b_t) in the model (big-M rows), the
+  point's own hyperplane; at a node without (a Benders node), a hyperplane fitted to the routing (LP (16)
+  when the two sides are separable, linear SVMs otherwise). The threshold along that direction is the one
+  that agrees with the routing on the most points (:func:`best_threshold`). Where the point leaves most of a
+  node's rows undecided (w_{i,2t+1} between 0.1 and 0.9), or sends them all one way, the node takes the
+  best of the candidate splits below by Gini impurity, or by errors (one tree each, the better is kept), or
+  passes its points down unsplit to a Benders node of the last level that separates their classes, when no
+  margin split can;
+* **at the last level**, whose children are leaves, it ignores the routing and takes the split that classifies
+  the most of the node's points: over the node's own direction, the axes, and for each one-vs-rest and
+  one-vs-one task of its classes the exact separator (16) when the task is separable (else linear SVMs),
+  every threshold is scanned;
+* every threshold respects the node's rows: a gap of ε at nodes with margin rows, a strictly positive gap at
+  Benders nodes (:data:`STRICT_GAP`); leaves predict their majority class.
+
+The tree is proposed only when it classifies more points than any tree the heuristic proposed before, and
+each routing of the last level's parents is repaired once. It never changes what the model optimises (a
+proposal is a feasible solution, checked by the solver like any other), so every optimum stays the same; it
+only finds incumbents sooner. Runs on SCIP (heuristic callbacks); other solvers ignore it.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+import pyomo.environ as pyo
+from scipy.optimize import linprog
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+
+from odtlib.models._hyperplane import FullTreeRouting, hyperplane_tree
+from odtlib.models.svm_tree import binary_tasks
+from odtlib.solvers import PrimalHeuristic, Values
+
+__all__ = ["RoutingRepair", "best_threshold", "class_directions", "routing_directions", "STRICT_GAP"]
+
+STRICT_GAP = 1e-6       # the smallest gap a Benders node's threshold may sit in (strict separability, with slack
+                        # for the separation LP's tolerances)
+SVM_C = (1.0, 100.0)    # linear SVMs per task: a soft and a nearly hard margin
+DECIDED = 0.4          # |w - 1/2| above this: the point's side at a node is decided
+UPPER_SCORES = ("gini", "error")   # criteria of the splits above the last level that do not follow w; the
+                                  # repair keeps the better tree (banknote needs Gini, WDBC errors at depth 3)
+PASS = "pass"           # a node above the last level that sends its points down unsplit (_split_or_pass)
+DIRECTION_CACHE = 256  # row sets whose class directions (SVM fits) are kept
+MAX_TIME_SHARE = 0.2    # the repairs' share of the search time, at most (iris, depth 2: 30 % without the cap)
+
+
+def best_threshold(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: float, score: str
+                   ) -> tuple[float, float]:
+    """The best threshold β along one direction: points with value <= β go left.
+
+    ``values`` are the points' projections. β may only sit in a gap of at least ``gap`` between consecutive
+    distinct values (or above every value: everything left). ``score`` of a threshold:
+
+    * "follow": the points whose side agrees with their label (0 = left, 1 = right; a routing to follow);
+    * "error": the points classified correctly when each side predicts its majority label (children are
+      leaves);
+    * "gini": Σ_k L_k²/|L| + Σ_k R_k²/|R| over the label counts L, R of the two sides, which is |points| minus
+      the size-weighted Gini impurity of the children (CART's criterion, for a split with subtrees below).
+
+    Returns (score, β) of the best, the lowest β on ties; β is the largest value on the left (so the right side
+    lies at least ``gap`` beyond it).
+    """
+    order = np.argsort(values, kind="stable")
+    v, counts = values[order], np.eye(n_labels, dtype=np.int64)[labels[order]]
+    left = np.cumsum(counts, axis=0)                    # left[k]: label counts of the k + 1 smallest points
+    right = left[-1] - left
+    if score == "follow":
+        scores = (left[:, 0] + right[:, 1]).astype(float)
+    elif score == "error":
+        scores = (left.max(axis=1) + right.max(axis=1)).astype(float)
+    else:
+        size_left, size_right = left.sum(axis=1), right.sum(axis=1)
+        scores = (left**2).sum(axis=1) / size_left + (right**2).sum(axis=1) / np.maximum(size_right, 1)
+    allowed = np.r_[np.diff(v) >= gap, True]            # a cut after position k needs a gap above v[k]
+    scores = np.where(allowed, scores, -1.0)
+    k = int(np.argmax(scores))
+    return float(scores[k]), float(v[k])
+
+
+def separating_direction(X: np.ndarray, goes_right: np.ndarray) -> np.ndarray | None:
+    """The direction a of system (16) -- a·x + 1 <= b on the left, a·x - 1 >= b on the right -- when the two
+    sides are strictly separable; None otherwise (or when one side is empty)."""
+    if goes_right.all() or not goes_right.any():
+        return None
+    p = X.shape[1]
+    signs = np.where(goes_right, -1.0, 1.0)               # left: a·x - b <= -1; right: -a·x + b <= -1
+    A = np.hstack([signs[:, None] * X, -signs[:, None]])
+    result = linprog(np.zeros(p + 1), A_ub=A, b_ub=-np.ones(len(X)), bounds=[(None, None)] * (p + 1),
+                     method="highs")
+    return result.x[:p] if result.status == 0 else None
+
+
+def svm_directions(X: np.ndarray, labels: np.ndarray, C_values=SVM_C) -> list[np.ndarray]:
+    """The normals of linear SVMs (one per C) trained on 0/1 ``labels``."""
+    directions = []
+    for C in C_values:
+        svm = LinearSVC(C=C, max_iter=2000, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            svm.fit(X, labels)
+        directions.append(svm.coef_[0])
+    return directions
+
+
+def routing_directions(X: np.ndarray, goes_right: np.ndarray) -> list[np.ndarray]:
+    """Directions that reproduce a routing: the exact separator of (16) when there is one, else linear SVMs."""
+    exact = separating_direction(X, goes_right)
+    return [exact] if exact is not None else svm_directions(X, goes_right.astype(int))
+
+
+def class_directions(X: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+    """Candidate directions for a split whose children are leaves: the axes, and for each one-vs-rest and
+    one-vs-one task of the classes present (:func:`~odtlib.models.svm_tree.binary_tasks`) its exact separator
+    when the task is separable, else linear SVMs."""
+    directions = list(np.eye(X.shape[1]))
+    for rows, labels in binary_tasks(y):
+        directions += routing_directions(X[rows], labels.astype(bool))
+    return directions
+
+
+class RoutingRepair(PrimalHeuristic):
+    """Repair the solver's routing into a hyperplane tree and propose it (module docstring).
+
+    ``routing_values(routing)`` gives the model's values for a :class:`~odtlib.models._hyperplane.FullTreeRouting`
+    (the estimator's warm-start values; the repair lays its tree on the full tree itself, so that a node that
+    does not split keeps its place);
+    ``epsilon`` is the margin of the nodes with big-M rows (``model.H``); a repaired tree with more than
+    ``max_splits`` splits (β of (1h)) is not proposed.
+    """
+
+    def __init__(self, model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
+                 epsilon: float, max_splits: int | None, routing_values: Callable):
+        self.X, self.y, self.classes, self.depth, self.epsilon = X, y, classes, depth, epsilon
+        self.max_splits = max_splits
+        self.routing_values = routing_values
+        self.n_classes = len(classes)
+        self.margin_nodes = list(model.H) if model.component("H") is not None else []
+        self._w = [model.w[i, t] for i in model.I for t in model.V]
+        self._a = [model.a[t, j] for t in self.margin_nodes for j in model.F]
+        self._b = [model.b[t] for t in self.margin_nodes]
+        self._pending: np.ndarray | None = None
+        self._repaired: set[bytes] = set()
+        self.best = -1
+        self.n_proposed = 0
+        self.seconds, self._started = 0.0, None
+        self._directions: dict[bytes, list[np.ndarray]] = {}
+
+    # ------------------------------------------------------------------ heuristic callback
+    def observe(self, values: Values) -> None:
+        """Remember an integer candidate (the lazy check sees every one)."""
+        if values.is_integral:
+            self._pending = values.x.copy()
+
+    def heuristic(self, values: Values):
+        """Repair the last integer candidate (else the LP point); propose it when it beats every earlier one.
+        Skipped while the repairs have taken more than ``MAX_TIME_SHARE`` of the time since the first call."""
+        now = time.perf_counter()
+        self._started = self._started or now
+        if self.seconds > MAX_TIME_SHARE * (now - self._started):
+            return None
+        x, self._pending = (values.x if self._pending is None else self._pending), None
+        try:
+            return self._propose(*self._read(values, x))
+        finally:
+            self.seconds += time.perf_counter() - now
+
+    def _propose(self, w: np.ndarray, planes: dict):
+        routing, correct = self.repair(w, planes)
+        if routing is None or correct <= self.best or not self._within_budget(routing):
+            return None
+        self.best = correct
+        self.n_proposed += 1
+        return self.routing_values(routing)
+
+    def _within_budget(self, routing: FullTreeRouting) -> bool:
+        return self.max_splits is None or len(routing.splits) <= self.max_splits
+
+    def tree(self, routing: FullTreeRouting):
+        """The :class:`~odtlib.tree.Tree` of a repaired routing (thresholds in the middle of their gaps)."""
+        splits = {t: (a, b + self._gap(t) / 2) for t, (a, b) in routing.splits.items()}
+        return hyperplane_tree(self.depth, splits, routing.leaf_label)
+
+    def _read(self, values: Values, x: np.ndarray) -> tuple[np.ndarray, dict]:
+        """The routing w (points × node ids) and the (a_t, b_t) of the margin nodes at the point x."""
+        n, p = self.X.shape
+        w = np.zeros((n, 2 ** (self.depth + 1)))
+        w[:, 1:] = x[values.columns(self._w)].reshape(n, -1)
+        a = x[values.columns(self._a)].reshape(len(self.margin_nodes), p) if self._a else np.zeros((0, p))
+        b = x[values.columns(self._b)] if self._b else np.zeros(0)
+        return w, {t: (a[k], b[k]) for k, t in enumerate(self.margin_nodes)}
+
+    # ------------------------------------------------------------------ the repair
+    def repair(self, w: np.ndarray, planes: dict) -> tuple[FullTreeRouting | None, int]:
+        """The best repaired tree of routing ``w`` over the criteria of :data:`UPPER_SCORES` (for the nodes
+        above the last level that do not follow w), laid on the full tree, and the training points it
+        classifies correctly; (None, -1) when the same rounded routing above the last level was repaired
+        before. Each split (a_t, b_t) has its threshold b_t at the largest value on its left."""
+        last = 2 ** (self.depth - 1)
+        target = (w[:, 2:2 * last] > 0.5).tobytes()
+        if target in self._repaired:
+            return None, -1
+        self._repaired.add(target)
+        return max((self._repair_by(w, planes, score) for score in UPPER_SCORES), key=lambda found: found[1])
+
+    def _repair_by(self, w: np.ndarray, planes: dict, upper_score: str) -> tuple[FullTreeRouting, int]:
+        """One repaired tree: above the last level follow w (or split by ``upper_score``), then classify."""
+        last = 2 ** (self.depth - 1)
+        reach = {1: np.arange(len(self.y))}
+        splits, passing = {}, set()
+        for t in range(1, last):                                       # above the last level: follow w
+            rows = reach[t]
+            split = PASS if t in passing else self._follow(rows, w[rows, 2 * t + 1], t, planes.get(t), upper_score)
+            if split is PASS:
+                split = None
+                passing.add(2 * t)
+            splits[t] = split
+            reach[2 * t], reach[2 * t + 1] = self._route(rows, split)
+        for t in range(last, 2 * last):                                # the last level: classify
+            rows = reach[t]
+            splits[t] = self._classify(rows, t, planes.get(t))
+            reach[2 * t], reach[2 * t + 1] = self._route(rows, splits[t])
+        labels, correct = {}, 0
+        node_of = np.zeros((len(self.y), self.depth + 1), dtype=np.int64)
+        for t, rows in reach.items():
+            node_of[rows, t.bit_length() - 1] = t
+        for t in range(2 * last, 4 * last):
+            counts = np.bincount(self.y[reach[t]], minlength=self.n_classes)
+            labels[t] = self.classes[int(np.argmax(counts))]
+            correct += int(counts.max())
+        kept = {t: split for t, split in splits.items() if split is not None}
+        return FullTreeRouting(self.depth, kept, labels, node_of), correct
+
+    def _gap(self, t: int) -> float:
+        return self.epsilon if t in self.margin_nodes else STRICT_GAP
+
+    def _route(self, rows: np.ndarray, split) -> tuple[np.ndarray, np.ndarray]:
+        if split is None:
+            return rows, rows[:0]
+        a, b = split
+        right = self.X[rows] @ a > b
+        return rows[~right], rows[right]
+
+    def _follow(self, rows: np.ndarray, w_right: np.ndarray, t: int, plane, upper_score: str):
+        """The split at t that agrees with the routing (w_{i,2t+1} > 1/2: right) on the most points; where the
+        point leaves more than half of the rows undecided (w_{i,2t+1} in [0.1, 0.9]) or sends every row one way,
+        :meth:`_split_or_pass` instead."""
+        if len(rows) == 0:
+            return None
+        goes_right = w_right > 0.5
+        decided = np.mean(np.abs(w_right - 0.5) > DECIDED)
+        if goes_right.all() or not goes_right.any() or decided < 0.5:
+            return self._split_or_pass(rows, t, plane, upper_score)
+        directions = [plane[0]] if plane is not None else routing_directions(self.X[rows], goes_right)
+        directions = [a for a in directions if np.any(a)]
+        if not directions:
+            return None
+        return self._along(directions, rows, goes_right.astype(int), 2, self._gap(t), "follow")[1]
+
+    def _split_or_pass(self, rows: np.ndarray, t: int, plane, score: str):
+        """A split at t with subtrees below: the candidate of :meth:`_class_candidates` with the best ``score``
+        ("gini": the lowest Gini impurity of its children, CART's criterion; "error": the fewest errors as if
+        its children were leaves). Or :data:`PASS`: when t has margin rows, no split at t
+        classifies all its points even as leaves, and a strict split does, the points pass down the left chain
+        of non-splitting nodes to the last level's node below t, which splits them strictly if it is a Benders
+        node (a shallower tree embedded in a deeper one)."""
+        directions = self._class_candidates(rows, plane)
+        if directions is None:
+            return None
+        y, n = self.y[rows], len(rows)
+        below = t << (self.depth - t.bit_length())
+        if t in self.margin_nodes and below not in self.margin_nodes:
+            if (self._along(directions, rows, y, self.n_classes, self._gap(t), "error")[0] < n
+                    and self._along(directions, rows, y, self.n_classes, STRICT_GAP, "error")[0] == n):
+                return PASS
+        return self._along(directions, rows, y, self.n_classes, self._gap(t), score)[1]
+
+    def _classify(self, rows: np.ndarray, t: int, plane) -> tuple | None:
+        """The split at t (children are leaves) that classifies the most of its points."""
+        directions = self._class_candidates(rows, plane)
+        if directions is None:
+            return None
+        return self._along(directions, rows, self.y[rows], self.n_classes, self._gap(t), "error")[1]
+
+    def _class_candidates(self, rows: np.ndarray, plane) -> list[np.ndarray] | None:
+        """:func:`class_directions` at the rows and the node's own direction; None when one class is left."""
+        y = self.y[rows]
+        if len(np.unique(y)) < 2:
+            return None
+        key = rows.tobytes()
+        if key not in self._directions:
+            if len(self._directions) >= DIRECTION_CACHE:
+                self._directions.clear()
+            self._directions[key] = class_directions(self.X[rows], y)
+        return self._directions[key] + ([plane[0]] if plane is not None and np.any(plane[0]) else [])
+
+    def _along(self, directions, rows, labels, n_labels, gap: float, score: str) -> tuple[float, tuple | None]:
+        """The best ``score`` (:func:`best_threshold`) and split (a, β) over ``directions`` (each scaled to
+        ||a||_1 = 1, the bounded splits (5)), with thresholds β in gaps of at least ``gap`` (β: the largest
+        value on the left)."""
+        best = (-1, None)
+        for direction in directions:
+            a = direction / np.abs(direction).sum()
+            value, beta = best_threshold(self.X[rows] @ a, labels, n_labels, gap, score)
+            if value > best[0] and -1 <= beta <= 1:
+                best = (value, (a, beta))
+        return best
