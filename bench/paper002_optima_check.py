@@ -10,9 +10,10 @@ and solver, and beside them two independent references:
 * the **conflict bound**: points with identical features and different labels cannot all be right, so no tree
   classifies more than the sum over groups of identical rows of their largest class.
 
-Rows where two methods that solve the same problem (SOCT-baseline, SOCT-init-*, OCT-H: the ε-margin problem;
-the Benders variants relax the margin at their Benders nodes and may score more) disagree, or where an optimum
-lies below the univariate one or above the conflict bound, are flagged.
+Flagged: the proved runs of one method (from several CSVs) disagree; two methods that solve the same problem
+(SOCT-baseline, SOCT-init-*, OCT-H: the ε-margin problem; the Benders variants relax the margin at their
+Benders nodes and may score more) disagree; an optimum lies below the univariate one or above the conflict
+bound.
 
 Usage::
 
@@ -65,8 +66,9 @@ def main(argv: list[str] | None = None) -> None:
     runs = pd.concat([pd.read_csv(path) for path in args.csv], ignore_index=True)
     runs["proved"] = runs["proved"].astype(str).str.lower().eq("true")
     proved = runs[runs.proved]
+    # one method's proved runs (several CSVs) must agree: a disagreement shows as -1 and is flagged
     table = proved.pivot_table(index=["dataset", "depth"], columns=["method", "solver"], values="incumbent",
-                               aggfunc="max")
+                               aggfunc=lambda v: v.iloc[0] if v.nunique() == 1 else -1)
     table.columns = [f"{m} ({s})" for m, s in table.columns]
     rows = []
     for (dataset, depth), row in table.iterrows():
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
         bound = conflict_bound(dataset)
         values = row.dropna()
         margin = values[[c for c in values.index if c.split(" (")[0] in MARGIN_METHODS]]
-        flags = []
+        flags = ["runs of one method disagree"] if (values == -1).any() else []
         if margin.nunique() > 1:
             flags.append("margin methods disagree")
         if streed_proved and (values < univariate).any():
