@@ -31,8 +31,8 @@ import pyomo.environ as pyo
 from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
 
 __all__ = ["check_unit_interval", "add_split_variables", "add_left_margin_row", "add_right_margin_row",
-           "split_value", "read_splits", "hyperplane_tree", "FullTreeRouting", "full_tree_routing", "margin_threshold",
-           "UNIT_TOL"]
+           "nodes_with_margin_rows", "split_value", "read_splits", "hyperplane_tree", "FullTreeRouting",
+           "full_tree_routing", "margin_threshold", "UNIT_TOL"]
 
 UNIT_TOL = 1e-9   # how far outside [0, 1] a feature value may lie (rounding of a scaler)
 
@@ -61,6 +61,11 @@ def add_split_variables(model: pyo.ConcreteModel, nodes: list[int]) -> None:
     model.a_norm = pyo.Constraint(model.H, rule=lambda m, t: sum(m.a_abs[t, j] for j in m.F) <= 1, doc="(5a)")
     model.a_above = pyo.Constraint(model.H, model.F, rule=lambda m, t, j: m.a_abs[t, j] >= m.a[t, j], doc="(5b)")
     model.a_below = pyo.Constraint(model.H, model.F, rule=lambda m, t, j: m.a_abs[t, j] >= -m.a[t, j], doc="(5c)")
+
+
+def nodes_with_margin_rows(model: pyo.ConcreteModel) -> set[int] | None:
+    """The branch nodes whose (1m) has ε-margin rows (``model.H``; None: the model has no such set)."""
+    return set(model.H) if model.component("H") is not None else None
 
 
 def split_value(model: pyo.ConcreteModel, t: int, x: np.ndarray):

@@ -35,6 +35,7 @@ from odtlib.models._hyperplane import (
     check_unit_interval,
     full_tree_routing,
     hyperplane_tree,
+    nodes_with_margin_rows,
     read_splits,
 )
 from odtlib.models._pipeline import FitContext, MIPTreeClassifier, PluginNeed, common_constraints, store_parameters
@@ -102,11 +103,6 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None
     return model
 
 
-def margin_nodes(model: pyo.ConcreteModel) -> set[int] | None:
-    """The branch nodes whose (1m) has ε-margin rows (``model.H``; None: the model has no such set)."""
-    return set(model.H) if model.component("H") is not None else None
-
-
 NODE_SETS = ("root", "last", "all")
 
 
@@ -166,7 +162,7 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
     def _start_values(self, ctx, model, tree):
         """Values of d, w, c, z (the routing of ``tree``, any univariate or hyperplane tree) and of the splits."""
         routing = full_tree_routing(tree, ctx.X, ctx.depth, margin=self._start_margin(),
-                                    margin_nodes=margin_nodes(model))
+                                    margin_nodes=nodes_with_margin_rows(model))
         return self._routing_values(ctx, model, routing)
 
     def _routing_values(self, ctx, model, routing: FullTreeRouting):
