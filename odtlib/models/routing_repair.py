@@ -37,11 +37,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pyomo.environ as pyo
-from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from odtlib.models._hyperplane import FullTreeRouting, hyperplane_tree, nodes_with_margin_rows
+from odtlib.models.shattering import strict_separator
 from odtlib.models.svm_tree import binary_tasks
 from odtlib.solvers import PrimalHeuristic, Values
 
@@ -93,16 +93,12 @@ def best_threshold(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: f
 
 
 def separating_direction(X: np.ndarray, goes_right: np.ndarray) -> np.ndarray | None:
-    """The direction a of system (16) -- a·x + 1 <= b on the left, a·x - 1 >= b on the right -- when the two
-    sides are strictly separable; None otherwise (or when one side is empty)."""
+    """The direction a of system (16) (:func:`~odtlib.models.shattering.strict_separator`) when the two sides
+    of the routing are strictly separable; None otherwise (or when one side is empty)."""
     if goes_right.all() or not goes_right.any():
         return None
-    p = X.shape[1]
-    signs = np.where(goes_right, -1.0, 1.0)               # left: a·x - b <= -1; right: -a·x + b <= -1
-    A = np.hstack([signs[:, None] * X, -signs[:, None]])
-    result = linprog(np.zeros(p + 1), A_ub=A, b_ub=-np.ones(len(X)), bounds=[(None, None)] * (p + 1),
-                     method="highs")
-    return result.x[:p] if result.status == 0 else None
+    solution = strict_separator(X[~goes_right], X[goes_right])
+    return None if solution is None else solution[0]
 
 
 def svm_directions(X: np.ndarray, labels: np.ndarray, C_values=SVM_C) -> list[np.ndarray]:

@@ -44,7 +44,7 @@ from scipy.optimize import linprog
 from odtlib.solvers import CutFamily, LazyRowFamily, LinearRow, Values
 
 __all__ = ["ShatteringCut", "ShatteringSeparator", "ShatteringUserCuts", "ShatteringBendersCuts",
-           "initial_shattering_cuts", "separating_hyperplane", "CUT_ORDERS"]
+           "initial_shattering_cuts", "separating_hyperplane", "strict_separator", "CUT_ORDERS"]
 
 CUT_ORDERS = ("avoid_recent", "favour_recent")
 SUPPORT_TOL = 1e-9
@@ -252,20 +252,28 @@ def shattering_row(model: pyo.ConcreteModel, cut: ShatteringCut):
             <= cut.rhs)
 
 
-def separating_hyperplane(X_left: np.ndarray, X_right: np.ndarray) -> tuple[np.ndarray, float]:
-    """(a, b) of system (16) -- a·x + 1 <= b on the left, a·x - 1 >= b on the right -- scaled to ||a||_1 = 1
-    (the threshold b stays in the middle of the margin); for the Benders nodes after the solve."""
-    p = X_left.shape[1] if len(X_left) else X_right.shape[1]
-    if len(X_right) == 0 or len(X_left) == 0:
-        return np.zeros(p), 0.0 if len(X_right) == 0 else -1.0
+def strict_separator(X_left: np.ndarray, X_right: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """A solution (a, b) of system (16) -- a·x + 1 <= b on the left, a·x - 1 >= b on the right -- or None when
+    the two sides are not strictly separable (both sides non-empty)."""
+    p = X_left.shape[1]
     # variables a (free) and b (free): rows a·x - b <= -1 (left), -a·x + b <= -1 (right)
     A = np.vstack([np.hstack([X_left, -np.ones((len(X_left), 1))]),
                    np.hstack([-X_right, np.ones((len(X_right), 1))])])
     result = linprog(np.zeros(p + 1), A_ub=A, b_ub=-np.ones(len(A)), bounds=[(None, None)] * (p + 1),
                      method="highs")
-    if result.status != 0:
-        raise RuntimeError("the solved routing at a Benders node is not separable by a hyperplane "
-                           f"({result.message}); this is a bug or a numerical failure of the solve")
-    a, b = result.x[:p], float(result.x[p])
+    return (result.x[:p], float(result.x[p])) if result.status == 0 else None
+
+
+def separating_hyperplane(X_left: np.ndarray, X_right: np.ndarray) -> tuple[np.ndarray, float]:
+    """(a, b) of system (16) scaled to ||a||_1 = 1 (the threshold b stays in the middle of the margin); for the
+    Benders nodes after the solve."""
+    p = X_left.shape[1] if len(X_left) else X_right.shape[1]
+    if len(X_right) == 0 or len(X_left) == 0:
+        return np.zeros(p), 0.0 if len(X_right) == 0 else -1.0
+    solution = strict_separator(X_left, X_right)
+    if solution is None:
+        raise RuntimeError("the solved routing at a Benders node is not separable by a hyperplane; "
+                           "this is a bug or a numerical failure of the solve")
+    a, b = solution
     scale = max(np.abs(a).sum(), 1e-12)
     return a / scale, b / scale
