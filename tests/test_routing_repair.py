@@ -7,13 +7,17 @@ tree that labels the points) and the enumeration oracle (optima with the heurist
 from __future__ import annotations
 
 import numpy as np
+import pyomo.environ as pyo
 import pytest
 from oracles import violated_constraints
 from oracles_hyperplane import best_hyperplane_tree
 
 from odtlib.models import OCTH, SOCT
 from odtlib.models.routing_repair import RoutingRepair, best_threshold
+from odtlib.models.shattering import strict_separator
 from odtlib.models.soct import build_model
+from odtlib.solvers import Values
+from odtlib.solvers.standard_form import ColumnIndex
 from odtlib.tree import Leaf, Tree, UnivariateSplit
 
 EPSILON = 0.005
@@ -143,12 +147,13 @@ def test_a_benders_node_keeps_the_start_threshold_inside_the_margin():
 
 
 def test_points_pass_unsplit_to_a_benders_node_that_separates_them():
-    """Two classes 0.0004 apart in x0 (x1 is constant): no split with margin ε separates them, a strict one
-    does. From an
-    undecided LP point (w = 1/2) the big-M root passes every point down to the Benders node 2, which splits
-    there, not at the root; the proposal is feasible and classifies every point."""
-    X = np.array([[0.1, 0.5], [0.5, 0.5], [0.5004, 0.5], [0.9, 0.5], [0.2, 0.5], [0.7, 0.5]])
-    y = np.array([0, 0, 1, 1, 0, 1])
+    """Six points 0.0004 apart along x0 (x1 is constant), three of each class: every gap along any direction
+    with ||a||_1 = 1 is at most 0.0004 < ε, so the big-M root has no split (not even one that the lookahead
+    could use), while a strict split separates the classes. From an undecided LP point (w = 1/2) the root
+    passes every point down to the Benders node 2, which splits there; the proposal is feasible and classifies
+    every point."""
+    X = np.column_stack([0.5 + 0.0004 * np.arange(6), np.full(6, 0.5)])
+    y = np.array([0, 0, 0, 1, 1, 1])
     est = SOCT(depth=2, benders_nodes="last", solver="scip")
     est.classes_ = np.unique(y)
     ctx = est._context(X, y)
@@ -158,3 +163,62 @@ def test_points_pass_unsplit_to_a_benders_node_that_separates_them():
     assert correct == len(y) and sorted(routing.splits) == [2]
     assert (heuristic.tree(routing).predict(X) == y).all()
     assert violated_constraints(model, est._routing_values(ctx, model, routing)) == []
+
+
+def test_the_separator_of_system_16_has_the_widest_margin():
+    """Two points d = (0.004, 0.001) apart: a·d >= 2 at the least ||a||_1 is a = (500, 0), whose margin after
+    scaling to ||a||_1 = 1 is 2 / 500 = 0.004 = ||d||_inf, the widest of any hyperplane."""
+    a, _ = strict_separator(np.array([[0.5, 0.5]]), np.array([[0.504, 0.501]]))
+    assert np.abs(a).sum() == pytest.approx(500) and a[0] == pytest.approx(500)
+
+
+def test_one_split_classifies_a_node_only_within_its_gap():
+    """The same two points 0.004 apart (L∞): a Benders node (gap 1e-6) classifies them with one split, a node with
+    margin rows (gap ε = 0.005) cannot; three classes never, one class always."""
+    X = np.array([[0.5, 0.5], [0.504, 0.501], [0.9, 0.9]])
+    model = build_model(X, np.array([0, 1, 0]), 2, benders_nodes=[2, 3])     # node 1: margin rows; 2, 3: Benders
+    heuristic = repair_for(model, X, np.array([0, 1, 0]))
+    pair = np.array([0, 1])
+    assert heuristic._classifiable(pair, 2) and not heuristic._classifiable(pair, 1)
+    heuristic.y = np.array([0, 1, 2])
+    assert not heuristic._classifiable(np.arange(3), 2) and heuristic._classifiable(np.array([2]), 1)
+
+
+def test_the_lookahead_finds_a_root_whose_children_are_separable():
+    """Ten points (found by a random search in which the best Gini root leaves a child that one split cannot
+    classify: 9 of 10 without the lookahead). Labelled by the depth-2 tree root x1 <= 0.18; left child
+    x0 <= 0.04 (point (0.04, 0.02), class 0, against three of class 1); right child x0 <= 0.3 (point
+    (0.3, 0.42), class 1, against five of class 0). The lookahead at the root finds a split whose children
+    are each separable, and the repair from an undecided point classifies all ten."""
+    X = np.array([[0.64, 0.27], [0.04, 0.02], [0.81, 0.91], [0.61, 0.73], [0.54, 0.94], [0.82, 0.0],
+                  [0.86, 0.03], [0.73, 0.18], [0.86, 0.54], [0.3, 0.42]])
+    y = np.array([0, 0, 0, 0, 0, 1, 1, 1, 0, 1])
+    heuristic = repair_for(build_model(X, y, 2, benders_nodes=[2, 3]), X, y)
+    routing, correct = heuristic.repair(np.full((len(y), 8), 0.5), {})
+    assert correct == 10 and (heuristic.tree(routing).predict(X) == y).all()
+
+
+def test_the_first_call_repairs_the_undecided_point_before_the_solvers_point():
+    """The first heuristic call repairs w = 1/2 everywhere (a tree from the data alone), then the solver's
+    point; later calls repair the solver's point only."""
+    X, y, _ = tree_labelled_data(0, n=20)
+    model = build_model(X, y, 2, benders_nodes=[2, 3])
+    heuristic = repair_for(model, X, y)
+    seen = []
+    heuristic._propose = lambda w, planes: seen.append(w[:, 1:].copy())        # records, proposes nothing
+    columns = list(model.component_data_objects(pyo.Var))
+    values = Values(np.zeros(len(columns)), ColumnIndex(columns), is_integral=False)
+    heuristic.heuristic(values)
+    assert len(seen) == 2 and (seen[0] == 0.5).all() and (seen[1] == 0).all()
+    heuristic.seconds = 0.0                                                    # not skipped by the time share
+    heuristic.heuristic(values)
+    assert len(seen) == 3 and (seen[2] == 0).all()
+
+
+@pytest.mark.parametrize("cls", [SOCT, OCTH])
+def test_symmetry_handling_is_off_where_the_repair_runs(cls):
+    """SCIP's symmetry handling keeps one copy of symmetric solutions and drops proposals of the others; the
+    estimators turn it off exactly where the repair proposes trees (SCIP, routing_repair on)."""
+    assert cls(solver="scip")._tuning(None) == {"misc/usesymmetry": 0}
+    assert cls(solver="scip", routing_repair=False)._tuning(None) == {}
+    assert cls(solver="highs")._tuning(None) == {}

@@ -17,6 +17,10 @@ start can sit on a poor incumbent for minutes. :class:`RoutingRepair` is a decla
   best of the candidate splits below by Gini impurity, or by errors (one tree each, the better is kept), or
   passes its points down unsplit to a Benders node of the last level that separates their classes, when no
   margin split can;
+* **at a parent of the last level** it first looks one level ahead: among the candidate splits with the best
+  Gini it takes the first whose two children can each classify all their points with one split (at most two
+  classes, separable with the child's gap), which makes the subtree perfect; it falls back to the rules above
+  when there is none;
 * **at the last level**, whose children are leaves, it ignores the routing and takes the split that classifies
   the most of the node's points: over the node's own direction, the axes, and for each one-vs-rest and
   one-vs-one task of its classes the exact separator (16) when the task is separable (else linear SVMs),
@@ -45,7 +49,8 @@ from odtlib.models.shattering import strict_separator
 from odtlib.models.svm_tree import binary_tasks
 from odtlib.solvers import PrimalHeuristic, Values
 
-__all__ = ["RoutingRepair", "best_threshold", "class_directions", "routing_directions", "STRICT_GAP"]
+__all__ = ["RoutingRepair", "best_threshold", "threshold_scores", "class_directions", "routing_directions",
+           "STRICT_GAP"]
 
 STRICT_GAP = 1e-6          # the smallest gap a Benders node's threshold may sit in (strict separability, with
                            # slack for the separation LP's tolerances)
@@ -57,6 +62,30 @@ UPPER_SCORES = ("gini", "error")   # criteria of the splits above the last level
 PASS = "pass"              # a node above the last level that sends its points down unsplit (_split_or_pass)
 DIRECTION_CACHE = 256      # row sets whose class directions (SVM fits) are kept
 MAX_TIME_SHARE = 0.2       # the repairs' share of the search time, at most (Iris, depth 2: 30 % without it)
+LOOKAHEAD_TRIES = 400      # candidate splits of a last level's parent checked for perfect children, best Gini
+                           # first. From an undecided point: strict children (SOCT-benders-last) on banknote,
+                           # ionosphere, parkinsons at depth 2 have one by rank 8; ε-margin children (baseline)
+                           # on ionosphere need more than 32, and 400 reach 351 of 351 at depths 2-4 (< 1 s each)
+
+
+def threshold_scores(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: float, score: str
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every threshold along one direction with its ``score`` (:func:`best_threshold`): returns the points in
+    the order of their values, the scores (-1 where the gap above the position is narrower than ``gap``) and
+    the label counts on the left of each position (row k: the k + 1 smallest points)."""
+    order = np.argsort(values, kind="stable")
+    v, counts = values[order], np.eye(n_labels, dtype=np.int64)[labels[order]]
+    left = np.cumsum(counts, axis=0)
+    right = left[-1] - left
+    if score == "follow":
+        scores = (left[:, 0] + right[:, 1]).astype(float)
+    elif score == "error":
+        scores = (left.max(axis=1) + right.max(axis=1)).astype(float)
+    else:
+        size_left, size_right = left.sum(axis=1), right.sum(axis=1)
+        scores = (left**2).sum(axis=1) / size_left + (right**2).sum(axis=1) / np.maximum(size_right, 1)
+    allowed = np.r_[np.diff(v) >= gap, True]            # a cut after position k needs a gap above v[k]
+    return order, np.where(allowed, scores, -1.0), left
 
 
 def best_threshold(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: float, score: str
@@ -75,21 +104,9 @@ def best_threshold(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: f
     Returns (score, β) of the best, the lowest β on ties; β is the largest value on the left (so the right side
     lies at least ``gap`` beyond it).
     """
-    order = np.argsort(values, kind="stable")
-    v, counts = values[order], np.eye(n_labels, dtype=np.int64)[labels[order]]
-    left = np.cumsum(counts, axis=0)                    # left[k]: label counts of the k + 1 smallest points
-    right = left[-1] - left
-    if score == "follow":
-        scores = (left[:, 0] + right[:, 1]).astype(float)
-    elif score == "error":
-        scores = (left.max(axis=1) + right.max(axis=1)).astype(float)
-    else:
-        size_left, size_right = left.sum(axis=1), right.sum(axis=1)
-        scores = (left**2).sum(axis=1) / size_left + (right**2).sum(axis=1) / np.maximum(size_right, 1)
-    allowed = np.r_[np.diff(v) >= gap, True]            # a cut after position k needs a gap above v[k]
-    scores = np.where(allowed, scores, -1.0)
+    order, scores, _ = threshold_scores(values, labels, n_labels, gap, score)
     k = int(np.argmax(scores))
-    return float(scores[k]), float(v[k])
+    return float(scores[k]), float(values[order[k]])
 
 
 def separating_direction(X: np.ndarray, goes_right: np.ndarray) -> np.ndarray | None:
@@ -154,6 +171,7 @@ class RoutingRepair(PrimalHeuristic):
         self.best = -1
         self.seconds, self._started = 0.0, None
         self._directions: dict[bytes, list[np.ndarray]] = {}
+        self._lookahead: dict[tuple, tuple | None] = {}
 
     # ------------------------------------------------------------------ heuristic callback
     def observe(self, values: Values) -> None:
@@ -163,16 +181,26 @@ class RoutingRepair(PrimalHeuristic):
 
     def heuristic(self, values: Values):
         """Repair the last integer candidate (else the LP point); propose it when it beats every earlier one.
+        The first call repairs the undecided point first (:meth:`undecided`), a tree from the data alone.
         Skipped while the repairs have taken more than ``MAX_TIME_SHARE`` of the time since the first call."""
         now = time.perf_counter()
-        self._started = self._started or now
+        first, self._started = self._started is None, self._started or now
         if self.seconds > MAX_TIME_SHARE * (now - self._started):
             return None
         x, self._pending = (values.x if self._pending is None else self._pending), None
         try:
-            return self._propose(*self._read(values, x))
+            proposal = self._propose(self.undecided(), {}) if first else None
+            return proposal if proposal is not None else self._propose(*self._read(values, x))
         finally:
             self.seconds += time.perf_counter() - now
+
+    def undecided(self) -> np.ndarray:
+        """The routing w = 1/2 everywhere: every node splits by the data alone (Gini or errors above the
+        parents of the last level, the lookahead there, the best split at the last level). Its tree is perfect
+        on WDBC and ionosphere at depths 2-4 and on banknote and parkinsons at depths 3-4 (also 2 with Benders
+        at the last level), for S-OCT and OCT-H alike, in at most 1.3 s; a search's LP points may take minutes
+        to lead there, or never do (the ε-margin baseline on banknote at depth 3)."""
+        return np.full((len(self.y), 2 ** (self.depth + 1)), 0.5)
 
     def _propose(self, w: np.ndarray, planes: dict):
         routing, correct = self.repair(w, planes)
@@ -218,7 +246,12 @@ class RoutingRepair(PrimalHeuristic):
         splits, passing = {}, set()
         for t in range(1, last):                                       # above the last level: follow w
             rows = reach[t]
-            split = PASS if t in passing else self._follow(rows, w[rows, 2 * t + 1], t, planes.get(t), upper_score)
+            if t in passing:
+                split = PASS
+            else:
+                split = self._perfect_children(rows, t) if 2 * t >= last else None
+                if split is None:
+                    split = self._follow(rows, w[rows, 2 * t + 1], t, planes.get(t), upper_score)
             if split is PASS:
                 split = None
                 passing.add(2 * t)
@@ -282,6 +315,52 @@ class RoutingRepair(PrimalHeuristic):
                     and self._along(directions, rows, y, self.n_classes, STRICT_GAP, "error")[0] == n):
                 return PASS
         return self._along(directions, rows, y, self.n_classes, self._gap(t), score)[1]
+
+    def _perfect_children(self, rows: np.ndarray, t: int):
+        """A one-level lookahead at a parent of the last level: among the :data:`LOOKAHEAD_TRIES` candidate
+        splits at t with the best Gini (the class directions of :meth:`_class_candidates`, every threshold with
+        at most two classes on each side), the first whose children can each classify all their points with one
+        split (:meth:`_classifiable`); None when there is none. It depends on the rows only, so it is cached per
+        row set (a depth-2 root sees every row at every call)."""
+        key = (t, rows.tobytes())
+        if key not in self._lookahead:
+            if len(self._lookahead) >= DIRECTION_CACHE:
+                self._lookahead.clear()
+            self._lookahead[key] = self._search_perfect_children(rows, t)
+        return self._lookahead[key]
+
+    def _search_perfect_children(self, rows: np.ndarray, t: int):
+        directions = self._class_candidates(rows, None)
+        if directions is None:
+            return None
+        candidates = []                                   # (Gini score, direction, values, order, position)
+        for direction in directions:
+            a = direction / np.abs(direction).sum()
+            values = self.X[rows] @ a
+            order, scores, left = threshold_scores(values, self.y[rows], self.n_classes, self._gap(t), "gini")
+            right = left[-1] - left
+            two_classes = ((left > 0).sum(axis=1) <= 2) & ((right > 0).sum(axis=1) <= 2)
+            for k in np.flatnonzero(two_classes[:-1] & (scores[:-1] >= 0)):   # not the last: all points left
+                candidates.append((scores[k], a, values, order, k))
+        candidates.sort(key=lambda candidate: -candidate[0])
+        for _, a, values, order, k in candidates[:LOOKAHEAD_TRIES]:
+            beta = float(values[order[k]])
+            if (-1 <= beta <= 1 and self._classifiable(rows[order[:k + 1]], 2 * t)
+                    and self._classifiable(rows[order[k + 1:]], 2 * t + 1)):
+                return a, beta
+        return None
+
+    def _classifiable(self, rows: np.ndarray, t: int) -> bool:
+        """Whether one split at t (children: leaves) classifies all of ``rows``: one class, or two that (16)
+        separates with a margin of at least t's gap (the widest margin of any hyperplane is 2 / ||a||_1 at the
+        separator of smallest norm)."""
+        y = self.y[rows]
+        present = np.unique(y)
+        if len(present) != 2:
+            return len(present) < 2
+        first = y == present[0]
+        solution = strict_separator(self.X[rows[first]], self.X[rows[~first]])
+        return solution is not None and 2 / np.abs(solution[0]).sum() >= self._gap(t)
 
     def _classify(self, rows: np.ndarray, t: int, plane) -> tuple | None:
         """The split at t (children are leaves) that classifies the most of its points."""

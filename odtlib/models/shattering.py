@@ -253,20 +253,27 @@ def shattering_row(model: pyo.ConcreteModel, cut: ShatteringCut):
 
 
 def strict_separator(X_left: np.ndarray, X_right: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """A solution (a, b) of system (16) -- a·x + 1 <= b on the left, a·x - 1 >= b on the right -- or None when
-    the two sides are not strictly separable (both sides non-empty)."""
+    """The solution (a, b) of system (16) -- a·x + 1 <= b on the left, a·x - 1 >= b on the right -- with the
+    smallest ||a||_1, or None when the two sides are not strictly separable (both sides non-empty).
+
+    Scaled to ||a||_1 = 1 (the bounded splits (5)), the sides lie 2 / ||a||_1 apart: the smallest norm is the
+    widest margin of any hyperplane, so a node with margin rows gets an ε-margin split whenever one exists."""
     p = X_left.shape[1]
-    # variables a (free) and b (free): rows a·x - b <= -1 (left), -a·x + b <= -1 (right)
-    A = np.vstack([np.hstack([X_left, -np.ones((len(X_left), 1))]),
-                   np.hstack([-X_right, np.ones((len(X_right), 1))])])
-    result = linprog(np.zeros(p + 1), A_ub=A, b_ub=-np.ones(len(A)), bounds=[(None, None)] * (p + 1),
+    # variables a+ >= 0, a- >= 0 (a = a+ - a-) and b (free): rows a·x - b <= -1 (left), -a·x + b <= -1 (right)
+    sides = np.vstack([np.hstack([X_left, -np.ones((len(X_left), 1))]),
+                       np.hstack([-X_right, np.ones((len(X_right), 1))])])
+    A = np.hstack([sides[:, :p], -sides[:, :p], sides[:, p:]])
+    cost = np.r_[np.ones(2 * p), 0.0]
+    result = linprog(cost, A_ub=A, b_ub=-np.ones(len(A)), bounds=[(0, None)] * (2 * p) + [(None, None)],
                      method="highs")
-    return (result.x[:p], float(result.x[p])) if result.status == 0 else None
+    if result.status != 0:
+        return None
+    return result.x[:p] - result.x[p:2 * p], float(result.x[2 * p])
 
 
 def separating_hyperplane(X_left: np.ndarray, X_right: np.ndarray) -> tuple[np.ndarray, float]:
-    """(a, b) of system (16) scaled to ||a||_1 = 1 (the threshold b stays in the middle of the margin); for the
-    Benders nodes after the solve."""
+    """(a, b) of system (16) with the widest margin (:func:`strict_separator`), scaled to ||a||_1 = 1 (the
+    threshold b stays in the middle of the margin); for the Benders nodes after the solve."""
     p = X_left.shape[1] if len(X_left) else X_right.shape[1]
     if len(X_right) == 0 or len(X_left) == 0:
         return np.zeros(p), 0.0 if len(X_right) == 0 else -1.0

@@ -125,6 +125,7 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
     """Base of the estimators on formulation (1): features in [0, 1], hyperplane trees (not used directly)."""
 
     requires_binary_features = False
+    routing_repair = False      # the switch of the estimators that have it (SOCT, OCTH) is set by their __init__
 
     def _context(self, X, y) -> FitContext:
         check_unit_interval(X, self._column_names(X.shape[1]), type(self).__name__)
@@ -188,10 +189,19 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
         """The margin the start's routing must meet (the ε of the big-M rows)."""
         return self.epsilon
 
+    def _runs_repair(self) -> bool:
+        """``routing_repair`` is on (S-OCT, OCT-H) and the solver runs heuristics inside its search (SCIP)."""
+        return self.routing_repair and capabilities(self.solver).level("heuristics") == NATIVE
+
+    def _tuning(self, ctx):
+        """With the routing repair, the solver's tuning "symmetric_proposals" (SCIP: no symmetry handling, which
+        would drop a repaired tree that is not the symmetric copy it keeps)."""
+        return self._solver_tuning("symmetric_proposals") if self._runs_repair() else {}
+
     def _repair_heuristics(self, ctx, model) -> list:
-        """:class:`~odtlib.models.routing_repair.RoutingRepair` when ``routing_repair`` is on and the solver runs
-        heuristics inside its search (SCIP); elsewhere none (it can only find incumbents sooner)."""
-        if not self.routing_repair or capabilities(self.solver).level("heuristics") != NATIVE:
+        """:class:`~odtlib.models.routing_repair.RoutingRepair` when :meth:`_runs_repair`; elsewhere none (it can
+        only find incumbents sooner)."""
+        if not self._runs_repair():
             return []
         from odtlib.models.routing_repair import RoutingRepair
 

@@ -81,7 +81,11 @@ class ScipBackend(Backend):
     #: depth-2 cuts and the priorities make the branching choices. With EQP rows they halve the run (depth 3,
     #: eqp="recursive": monk3 2.5 -> 1.0 s, hayes-roth 5.4 -> 2.3 s, house-votes-84 1.5 -> 0.8 s at
     #: lambda = 1e-4); without EQP no clear effect (0.5-2.5x either way on eight datasets).
-    tuning = {"top_down_branching": {"separating/aggregation/freq": -1, "branching/relpscost/maxreliable": 1}}
+    tuning = {"top_down_branching": {"separating/aggregation/freq": -1, "branching/relpscost/maxreliable": 1},
+              # a heuristic that may propose any of a model's symmetric solutions: symmetry handling keeps one
+              # copy and rejects the others without a word (paper 002's S-OCT baseline on Balance Scale at depth 3:
+              # a perfect tree proposed at the root and dropped, 288 of 625 after 120 s; 625 in 5 s without it)
+              "symmetric_proposals": {"misc/usesymmetry": 0}}
 
     def __init__(self, sf: StandardForm, options: SolveOptions):
         super().__init__(sf, options)
