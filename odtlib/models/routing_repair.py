@@ -60,7 +60,7 @@ UPPER_SCORES = ("gini", "error")   # criteria of the splits above the last level
                                    # keeps the better tree (from an undecided LP point on Banknote, depths 3-4,
                                    # Gini reaches all 1372 points and errors 1362)
 PASS = "pass"              # a node above the last level that sends its points down unsplit (_split_or_pass)
-DIRECTION_CACHE = 256      # row sets whose class directions (SVM fits) are kept
+DIRECTION_CACHE = 256      # row sets whose class directions (SVM fits) and lookaheads are kept
 MAX_TIME_SHARE = 0.2       # the repairs' share of the search time, at most (Iris, depth 2: 30 % without it)
 LOOKAHEAD_TRIES = 400      # candidate splits of a last level's parent checked for perfect children, best Gini
                            # first. From an undecided point: strict children (SOCT-benders-last) on banknote,
@@ -144,6 +144,15 @@ def class_directions(X: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
     for rows, labels in binary_tasks(y):
         directions += routing_directions(X[rows], labels.astype(bool))
     return directions
+
+
+def _cached(cache: dict, key, compute: Callable):
+    """``cache[key]``, computed on a miss; the cache is emptied when it holds :data:`DIRECTION_CACHE` entries."""
+    if key not in cache:
+        if len(cache) >= DIRECTION_CACHE:
+            cache.clear()
+        cache[key] = compute()
+    return cache[key]
 
 
 class RoutingRepair(PrimalHeuristic):
@@ -322,28 +331,28 @@ class RoutingRepair(PrimalHeuristic):
         at most two classes on each side), the first whose children can each classify all their points with one
         split (:meth:`_classifiable`); None when there is none. It depends on the rows only, so it is cached per
         row set (a depth-2 root sees every row at every call)."""
-        key = (t, rows.tobytes())
-        if key not in self._lookahead:
-            if len(self._lookahead) >= DIRECTION_CACHE:
-                self._lookahead.clear()
-            self._lookahead[key] = self._search_perfect_children(rows, t)
-        return self._lookahead[key]
+        return _cached(self._lookahead, (t, rows.tobytes()), lambda: self._search_perfect_children(rows, t))
 
     def _search_perfect_children(self, rows: np.ndarray, t: int):
         directions = self._class_candidates(rows, None)
         if directions is None:
             return None
-        candidates = []                                   # (Gini score, direction, values, order, position)
+        scans = []                                        # per direction: (a, values, order, Gini or -1)
         for direction in directions:
             a = direction / np.abs(direction).sum()
             values = self.X[rows] @ a
             order, scores, left = threshold_scores(values, self.y[rows], self.n_classes, self._gap(t), "gini")
             right = left[-1] - left
             two_classes = ((left > 0).sum(axis=1) <= 2) & ((right > 0).sum(axis=1) <= 2)
-            for k in np.flatnonzero(two_classes[:-1] & (scores[:-1] >= 0)):   # not the last: all points left
-                candidates.append((scores[k], a, values, order, k))
-        candidates.sort(key=lambda candidate: -candidate[0])
-        for _, a, values, order, k in candidates[:LOOKAHEAD_TRIES]:
+            two_classes[-1] = False                                            # the last: all points left
+            scans.append((a, values, order, np.where(two_classes, scores, -1.0)))
+        scores = np.concatenate([scan[3] for scan in scans])
+        n = len(rows)
+        for best in np.argsort(-scores, kind="stable")[:LOOKAHEAD_TRIES]:
+            if scores[best] < 0:
+                break
+            a, values, order, _ = scans[best // n]
+            k = best % n
             beta = float(values[order[k]])
             if (-1 <= beta <= 1 and self._classifiable(rows[order[:k + 1]], 2 * t)
                     and self._classifiable(rows[order[k + 1:]], 2 * t + 1)):
@@ -374,12 +383,8 @@ class RoutingRepair(PrimalHeuristic):
         y = self.y[rows]
         if len(np.unique(y)) < 2:
             return None
-        key = rows.tobytes()
-        if key not in self._directions:
-            if len(self._directions) >= DIRECTION_CACHE:
-                self._directions.clear()
-            self._directions[key] = class_directions(self.X[rows], y)
-        return self._directions[key] + ([plane[0]] if plane is not None and np.any(plane[0]) else [])
+        directions = _cached(self._directions, rows.tobytes(), lambda: class_directions(self.X[rows], y))
+        return directions + ([plane[0]] if plane is not None and np.any(plane[0]) else [])
 
     def _along(self, directions, rows, labels, n_labels, gap: float, score: str) -> tuple[float, tuple | None]:
         """The best ``score`` (:func:`best_threshold`) and split (a, β) over ``directions`` (each scaled to
