@@ -130,7 +130,13 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
 def _add_reproduce_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--papers", nargs="*", help="paper numbers, e.g. 000 001 (default: every notebook found)")
     rep.add_argument("--profile", choices=PROFILES, default="quick",
-                     help="smoke: seconds; quick: minutes on 2 cores; paper: the paper's protocol")
+                     help="smoke: seconds; quick: minutes on 2 cores; full: the claims' grids, rendered from "
+                          "the committed results/full (see --recompute); paper: the paper's protocol")
+    rep.add_argument("--recompute", nargs="?", const="missing", choices=("missing", "all"),
+                     help="full profile: run the missing and failed runs (or all of them) instead of only "
+                          "rendering the stored results")
+    rep.add_argument("--results-dir", metavar="PATH",
+                     help="full profile: folder of the stored results (default: results/full of the checkout)")
     rep.add_argument("--jobs", type=_positive_int, default=1, help="parallel runs inside each notebook (n_jobs)")
     rep.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
     rep.add_argument("--solver", default="highs", choices=SOLVERS, help="MIP solver passed to the notebooks")
@@ -330,7 +336,9 @@ def _cmd_reproduce(args) -> int:
             runs = reproduce(papers=args.papers, profile=args.profile, n_jobs=args.jobs, scheduler=args.scheduler,
                              output_dir=args.output, notebooks_dir=args.notebooks_dir, solver=args.solver,
                              time_limit=args.time_limit, execution_timeout=args.timeout,
-                             log_output=args.log_output, progress=progress)
+                             log_output=args.log_output, progress=progress,
+                             recompute={None: False, "missing": True, "all": "all"}[args.recompute],
+                             results_dir=args.results_dir)
     except KeyboardInterrupt:
         print(f"odtlib reproduce: interrupted; rerun the same command to resume "
               f"({kept_runs(args.output)} runs kept in {args.output})", file=sys.stderr)

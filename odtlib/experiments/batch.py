@@ -29,10 +29,11 @@ from pathlib import Path
 import pandas as pd
 
 from odtlib.experiments.report import collect_report, config_text, markdown_table
+from odtlib.experiments.stored import STORED_PROFILES
 
 RUNS_FAILED = "runs failed"
 
-PROFILES = ("smoke", "quick", "paper")
+PROFILES = ("smoke", "quick", "full", "paper")
 TEACHING_NOTEBOOKS = ("tutorial_mip_trees", "which_formulation")
 NOTEBOOK_PATTERN = re.compile(rf"^(?:paper(\d{{3}})_.*|({'|'.join(TEACHING_NOTEBOOKS)}))\.ipynb$")
 KERNEL_NAME = "odtlib"
@@ -146,11 +147,14 @@ def _error_text(exc: BaseException) -> str:
 def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: str | None = None,
               output_dir: str | os.PathLike = "results/reproduce", notebooks_dir: str | os.PathLike | None = None,
               solver: str = "highs", time_limit: float | None = None, execution_timeout: float | None = None,
-              log_output: bool = False, progress=None) -> list[NotebookRun]:
+              log_output: bool = False, progress=None, recompute: bool | str = False,
+              results_dir: str | os.PathLike | None = None) -> list[NotebookRun]:
     """Execute the paper notebooks with papermill and write ``report.md``/``report.html``.
 
     Each notebook receives the parameters ``profile``, ``solver``, ``time_limit`` (None = the
-    profile's default), ``n_jobs``, ``scheduler`` and ``output_dir`` (absolute). A failing notebook
+    profile's default), ``n_jobs``, ``scheduler`` and ``output_dir`` (absolute); the paper notebooks also
+    ``recompute`` and ``results_dir`` (the stored ``full`` profile: `odtlib.experiments.stored`). The ``full``
+    profile runs the paper notebooks only, unless ``papers`` names a teaching notebook. A failing notebook
     is recorded (its executed copy keeps the traceback) and the batch goes on.
     ``notebooks_dir=None`` looks the notebooks up (`default_notebooks_dir`). ``progress``: a text
     stream (e.g. ``sys.stderr``) that gets one line per notebook, ``[i/n] name ... status (seconds)``.
@@ -162,6 +166,8 @@ def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: s
         raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
     notebooks_dir = default_notebooks_dir() if notebooks_dir is None else notebooks_dir
     notebooks = find_notebooks(notebooks_dir, papers)
+    if profile in STORED_PROFILES and not papers:
+        notebooks = [notebook for notebook in notebooks if notebook_id(notebook).isdigit()]
     output_dir = Path(output_dir).resolve()
     executed_dir = output_dir / "notebooks"
     if executed_dir == Path(notebooks_dir).resolve() or output_dir == Path(notebooks_dir).resolve():
@@ -170,6 +176,7 @@ def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: s
     kernel = ensure_kernel()
     parameters = {"profile": profile, "solver": solver, "time_limit": time_limit, "n_jobs": n_jobs,
                   "scheduler": scheduler, "output_dir": str(output_dir)}
+    stored = {"recompute": recompute, "results_dir": str(Path(results_dir).resolve()) if results_dir else None}
     runs = []
     for number, notebook in enumerate(notebooks, start=1):
         paper = notebook_id(notebook)
@@ -177,7 +184,8 @@ def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: s
         _progress_start(progress, f"[{number}/{len(notebooks)}] {notebook.name}")
         tic = time.perf_counter()
         try:
-            pm.execute_notebook(str(notebook), str(executed), parameters=parameters, kernel_name=kernel,
+            given = {**parameters, **stored} if paper.isdigit() else parameters
+            pm.execute_notebook(str(notebook), str(executed), parameters=given, kernel_name=kernel,
                                 cwd=str(notebook.parent.resolve()), progress_bar=False,
                                 log_output=log_output, execution_timeout=execution_timeout)
             status, error = "ok", None

@@ -17,14 +17,19 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pandas as pd
 
 from odtlib.experiments.protocol import results_of
-from odtlib.experiments.store import ResultStore
+from odtlib.experiments.runner import GridSummary, run_grid
+from odtlib.experiments.store import ResultStore, config_key
+from odtlib.experiments.stored import export_results, import_results, results_file, stored_results_dir
 
 SUMMARY_FILE = "summary.json"
+RECOMPUTE = (False, True, "all")
+CHECKPOINT_SECONDS = 120.0   # a running grid of a stored profile exports its CSV at most this often
 
 
 def paper_dir(output_dir: str | os.PathLike, paper: str | int) -> Path:
@@ -35,19 +40,93 @@ def paper_dir(output_dir: str | os.PathLike, paper: str | int) -> Path:
 
 
 class ReportWriter:
-    """Writes one notebook's report artifacts to ``<output_dir>/paper<NNN>/report/``."""
+    """Writes one notebook's report artifacts to ``<output_dir>/paper<NNN>/report/``.
 
-    def __init__(self, output_dir: str | os.PathLike, paper: str | int, title: str = ""):
+    With a stored profile (``profile="full"``, see `odtlib.experiments.stored`) the notebook's runs are read
+    from the committed ``results/full/paper<NNN>/<experiment>.csv.gz`` (or ``results_dir``): `run_grid`
+    seeds each experiment's store from it, computes nothing unless ``recompute`` asks (True: the missing
+    and failed runs; "all": every run again), and exports the store back to the CSV while it computes.
+    """
+
+    def __init__(self, output_dir: str | os.PathLike, paper: str | int, title: str = "", *,
+                 profile: str | None = None, recompute: bool | str = False,
+                 results_dir: str | os.PathLike | None = None):
+        if recompute not in RECOMPUTE:
+            raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
         self.paper = paper_dir("", paper).name.removeprefix("paper")
         self.paper_dir = paper_dir(output_dir, self.paper)
         self.report_dir = self.paper_dir / "report"
         self.report_dir.mkdir(parents=True, exist_ok=True)
-        self.summary = {"paper": self.paper, "title": title, "items": [], "settings": {}, "failures": {}}
+        self.profile, self.recompute = profile, recompute
+        self.results_dir = Path(results_dir) if results_dir else (stored_results_dir(profile) if profile else None)
+        self.summary = {"paper": self.paper, "title": title, "items": [], "settings": {}, "failures": {},
+                        "coverage": {}}
         self._save_summary()
+
+    @property
+    def stored(self) -> bool:
+        """Does this notebook read its runs from committed results (a stored profile)?"""
+        return self.results_dir is not None
+
+    @property
+    def computes(self) -> bool:
+        """Does `run_grid` run the missing configs? Always, but for a stored profile without ``recompute``."""
+        return not self.stored or bool(self.recompute)
 
     def store(self, experiment: str) -> ResultStore:
         """The result store of one experiment of this notebook: ``<paper_dir>/results/<experiment>/``."""
         return ResultStore(self.paper_dir / "results" / experiment)
+
+    def stored_file(self, experiment: str) -> Path | None:
+        """The committed CSV of an experiment (stored profiles only)."""
+        return results_file(self.results_dir, self.paper, experiment) if self.stored else None
+
+    def run_grid(self, run, configs, experiment: str, **kwargs) -> GridSummary:
+        """`odtlib.experiments.run_grid` into the store of ``experiment``, seeded from (and, while it
+        computes, exported to) the committed results of a stored profile; without ``recompute`` a stored
+        profile only reads. The share of ``configs`` with a stored run is recorded (`coverage`)."""
+        configs = list(configs)
+        store, file = self.store(experiment), self.stored_file(experiment)
+        if file is not None and self.recompute != "all":
+            import_results(file, store)
+        if self.recompute == "all":
+            for config in configs:
+                store.path.joinpath(f"{config_key(config)}.json").unlink(missing_ok=True)
+        if self.computes:
+            checkpoint = self._checkpoint(store, file) if file is not None else None
+            summary = run_grid(run, configs, store, retry_failed=bool(self.recompute), on_record=checkpoint,
+                               **kwargs)
+            if file is not None:
+                export_results(store.records(), file)
+        else:
+            done = sum(store.has(config) for config in configs)
+            summary = GridSummary(total=len(configs), skipped=done, ran=0, failed=0)
+        self._record_coverage(experiment, store, configs)
+        return summary
+
+    def coverage(self) -> pd.DataFrame:
+        """Per experiment read by `run_grid`: configs in the grid, runs stored, of which failed."""
+        rows = [{"experiment": name, **counts} for name, counts in self.summary["coverage"].items()]
+        return pd.DataFrame(rows, columns=["experiment", "configs", "stored", "failed"])
+
+    def _record_coverage(self, experiment: str, store: ResultStore, configs: list) -> None:
+        records = [store.get(config) for config in configs]
+        stored = [record for record in records if record is not None]
+        self.summary["coverage"][experiment] = {
+            "configs": len(configs), "stored": len(stored),
+            "failed": sum(record.get("status") != "ok" for record in stored)}
+        self._save_summary()
+
+    @staticmethod
+    def _checkpoint(store: ResultStore, file: Path):
+        """A callback that exports ``store`` to ``file`` at most every `CHECKPOINT_SECONDS`."""
+        last = [time.monotonic()]
+
+        def export(_record: dict) -> None:
+            if time.monotonic() - last[0] >= CHECKPOINT_SECONDS:
+                export_results(store.records(), file)
+                last[0] = time.monotonic()
+        return export
 
     def results(self, experiment: str, configs) -> pd.DataFrame:
         """The records of exactly ``configs`` in the store of ``experiment`` (`store.to_frame()` rows),

@@ -9,6 +9,7 @@ import datetime as dt
 import os
 import platform
 import socket
+import subprocess
 import time
 import traceback
 import warnings
@@ -51,7 +52,22 @@ def package_versions() -> dict[str, str | None]:
             versions[name] = version(name)
         except PackageNotFoundError:
             versions[name] = None
+    versions["git_commit"] = git_commit()
     return versions
+
+
+def git_commit() -> str | None:
+    """The commit of the odtlib checkout this package runs from (``+dirty`` when its ``odtlib/`` folder has
+    uncommitted changes), or None outside a git checkout."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "-C", package, "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", package, "status", "--porcelain", "--", ".."],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+dirty" if dirty else "") if head else None
 
 
 def host_info() -> dict[str, Any]:
@@ -144,8 +160,8 @@ def parallel_runs(n_jobs: int, threads_per_run: int = 1, cores: int | None = Non
 
 def run_grid(run: RunFunction, grid: Iterable[Mapping[str, Any]], store: ResultStore | str | os.PathLike,
              *, n_jobs: int = 1, scheduler: Any = None, retry_failed: bool = False,
-             threads_per_run: int | None = None, progress: bool = True, desc: str | None = None
-             ) -> GridSummary:
+             threads_per_run: int | None = None, progress: bool = True, desc: str | None = None,
+             on_record: Callable[[dict], Any] | None = None) -> GridSummary:
     """Run every config of ``grid`` not yet in ``store``; store each record as soon as it finishes.
 
     Parameters
@@ -165,6 +181,7 @@ def run_grid(run: RunFunction, grid: Iterable[Mapping[str, Any]], store: ResultS
     threads_per_run : solver threads of one run (default: the largest ``config["threads"]``, else 1);
         local parallelism is clamped to ``cores // threads_per_run`` (see `parallel_runs`).
     progress : show a tqdm progress bar (notebook widget or terminal).
+    on_record : called with each record after it is stored (e.g. to export a checkpoint).
     """
     store = store if isinstance(store, ResultStore) else ResultStore(store)
     configs = _unique(grid)
@@ -178,6 +195,8 @@ def run_grid(run: RunFunction, grid: Iterable[Mapping[str, Any]], store: ResultS
     try:
         for record in _execute(run, pending, n_jobs, scheduler, threads_per_run):
             store.put(record)
+            if on_record is not None:
+                on_record(record)
             summary.ran += 1
             summary.failed += record["status"] == "failed"
             bar.update()
