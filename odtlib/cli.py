@@ -1,4 +1,4 @@
-"""Command line: ``odtlib datasets | fit | reproduce`` (also ``python -m odtlib``).
+"""Command line: ``odtlib datasets | fit | reproduce | verify`` (also ``python -m odtlib``).
 
 Results go to stdout; progress (one line per solve or notebook), warnings and errors go to stderr.
 A problem the user can fix (unknown or missing solver, unavailable data, bad parameters, a time
@@ -160,6 +160,13 @@ def _parser() -> argparse.ArgumentParser:
     _add_fit_arguments(_subparser(sub, "fit", "fit one model on one dataset and print the tree and the solve result"))
     _add_reproduce_arguments(_subparser(sub, "reproduce", "execute the paper notebooks with papermill and "
                                         "write a report"))
+    ver = _subparser(sub, "verify", "re-solve a random sample of stored proved optima and check them")
+    ver.add_argument("results_dir", nargs="?", default="results/full", help="stored results (default: results/full)")
+    ver.add_argument("--papers", nargs="*", help="paper numbers (default: every paper stored)")
+    ver.add_argument("--sample", type=_positive_int, default=50, help="optima per paper (default: 50)")
+    ver.add_argument("--seed", type=int, default=0, help="seed of the sample")
+    ver.add_argument("--max-runtime", type=_positive_float, metavar="SECONDS",
+                     help="sample only optima whose stored solve took at most this long")
     return parser
 
 
@@ -327,6 +334,25 @@ def _cmd_fit(args) -> int:
     return 0
 
 
+def _cmd_verify(args) -> int:
+    from odtlib.experiments.verify import mismatches, verify
+
+    try:
+        checked = verify(args.results_dir, papers=args.papers, sample=args.sample, seed=args.seed,
+                         max_runtime=args.max_runtime, progress=sys.stdout)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"odtlib verify: {exc}", file=sys.stderr)
+        return 1
+    bad = mismatches(checked)
+    not_reproved = int((checked["check"] == "not re-proved").sum())
+    print(f"{len(checked) - len(bad) - not_reproved} of {len(checked)} optima verified; "
+          f"{not_reproved} not re-proved within the limit; {len(bad)} mismatches")
+    if len(bad):
+        print(bad[["paper", "experiment", "config", "stored_objective", "resolved_objective", "check"]]
+              .to_string(index=False))
+    return 1 if len(bad) else 0
+
+
 def _cmd_reproduce(args) -> int:
     from odtlib.experiments.batch import reproduce
 
@@ -364,7 +390,8 @@ def _fix_for(exc: BaseException) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``odtlib`` command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     args = _parser().parse_args(argv)
-    command = {"datasets": _cmd_datasets, "fit": _cmd_fit, "reproduce": _cmd_reproduce}[args.command]
+    command = {"datasets": _cmd_datasets, "fit": _cmd_fit, "reproduce": _cmd_reproduce,
+               "verify": _cmd_verify}[args.command]
     try:
         return command(args)
     except KeyboardInterrupt:

@@ -1,0 +1,73 @@
+"""The claims ledger's verdict rules (odtlib.experiments.claims.judge) and its declared claims files."""
+import pytest
+
+from odtlib.experiments.claims import PAPERS, VERDICTS, Measured, _check_claim, claims, judge, summary
+
+CLAIM = {"id": "x-1", "statement": "A solves at least 100 instances", "source": "Table 1", "experiment": "e",
+         "metric": "count", "compute": "f", "paper_value": 100, "tolerance": 5, "direction": "at_least"}
+
+
+@pytest.mark.parametrize("ours, bound, verdict", [
+    (96, None, "confirmed"),         # 96 >= 100 - 5
+    (94, None, "refuted"),           # 94 < 95
+    (120, "lower", "confirmed"),     # a lower bound already above the claim settles it
+    (90, "lower", "not tested"),     # a lower bound below the claim settles nothing
+    (90, "upper", "refuted"),        # even the most we could reach is below the claim
+    (120, "upper", "not tested"),    # an upper bound above the claim settles nothing
+])
+def test_at_least_claims_and_bounds(ours, bound, verdict):
+    got, reasoning = judge(CLAIM, Measured(ours, bound=bound))
+    assert got == verdict
+    assert reasoning.endswith(".") and "100" in reasoning
+
+
+@pytest.mark.parametrize("ours, verdict", [(10.0, "confirmed"), (13.0, "confirmed"), (13.5, "refuted"),
+                                           (6.0, "refuted")])
+def test_within_claims(ours, verdict):
+    claim = CLAIM | {"direction": "within", "paper_value": 10.0, "tolerance": 3.0}
+    assert judge(claim, Measured(ours))[0] == verdict
+
+
+def test_at_most_claims():
+    claim = CLAIM | {"direction": "at_most", "paper_value": 60, "tolerance": 0}
+    assert judge(claim, Measured(55))[0] == "confirmed"
+    assert judge(claim, Measured(61))[0] == "refuted"
+    assert judge(claim, Measured(70, bound="upper"))[0] == "not tested"
+
+
+def test_no_value_is_not_tested_with_the_reason():
+    verdict, reasoning = judge(CLAIM, Measured(None, reason="full run: 10 of 200 runs stored"))
+    assert verdict == "not tested" and "10 of 200" in reasoning
+
+
+def test_a_compute_function_may_decide_partly():
+    verdict, reasoning = judge(CLAIM, Measured(3, verdict="partly", reason="holds at depth 2, not at depth 3"))
+    assert verdict == "partly" and "depth 2" in reasoning
+    with pytest.raises(ValueError, match="verdict"):
+        judge(CLAIM, Measured(3, verdict="maybe"))
+
+
+def test_claims_are_checked_for_their_fields():
+    with pytest.raises(ValueError, match="missing"):
+        _check_claim("999", {"id": "a"})
+    with pytest.raises(ValueError, match="unknown"):
+        _check_claim("999", CLAIM | {"colour": "red"})
+    with pytest.raises(ValueError, match="direction"):
+        _check_claim("999", CLAIM | {"direction": "above"})
+    _check_claim("999", {k: CLAIM[k] for k in ("id", "statement", "source", "experiment", "metric")}
+                 | {"not_tested": "needs heloc, which is not public"})
+
+
+def test_summary_counts_every_verdict():
+    import pandas as pd
+    frame = pd.DataFrame({"paper": ["000", "000", "001"], "verdict": ["confirmed", "refuted", "confirmed"]})
+    table = summary(frame).set_index("paper")
+    assert list(table.columns) == [*VERDICTS, "claims"]
+    assert table.loc["000", "claims"] == 2 and table.loc["001", "confirmed"] == 1
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_paper_declares_6_to_12_claims(paper):
+    declared = claims(paper)
+    assert 6 <= len(declared) <= 12
+    assert len({claim["id"] for claim in declared}) == len(declared)

@@ -1,0 +1,111 @@
+"""Stored results of the full profile: CSV round trip, a notebook that renders from them, verification."""
+import gzip
+
+import pandas as pd
+import pytest
+
+from odtlib.experiments import paper003 as p003
+from odtlib.experiments.report import ReportWriter
+from odtlib.experiments.runner import run_one
+from odtlib.experiments.store import ResultStore
+from odtlib.experiments.stored import (
+    export_results,
+    import_results,
+    read_records,
+    read_results,
+    results_file,
+    stored_results_dir,
+)
+from odtlib.experiments.verify import mismatches, verify
+
+
+def _record(value: float, **config) -> dict:
+    def run(_config):
+        return {"metrics": {"train_accuracy": value}, "solve_result": {"status": "optimal", "objective": value,
+                                                                         "bound": value, "gap": 0.0, "runtime": 0.5,
+                                                                         "nodes": 3},
+                "tree": {"kind": "leaf"}}
+    return run_one(run, config)
+
+
+def test_export_import_round_trip_keeps_every_record(tmp_path):
+    records = [_record(0.75, dataset="a", depth=2, solver="scip"), _record(0.5, dataset="b", depth=3, solver="scip")]
+    file = export_results(records, tmp_path / "paper003" / "x.csv.gz")
+    assert read_records(file) == sorted(records, key=lambda r: r["key"])
+    store = ResultStore(tmp_path / "store")
+    assert import_results(file, store) == 2
+    assert import_results(file, store) == 0                  # already there: nothing rewritten
+    assert store.get(records[0]["key"]) == records[0]
+
+
+def test_csv_has_the_readable_columns_and_provenance(tmp_path):
+    file = export_results([_record(0.75, dataset="a", depth=2, solver="scip", time_limit=60, threads=1)],
+                          tmp_path / "x.csv.gz")
+    frame = pd.read_csv(file)
+    for column in ("key", "status", "dataset", "depth", "time_limit", "threads", "solve_status", "objective", "bound",
+                   "gap", "runtime", "nodes", "odtlib_version", "git_commit", "solver_version", "cpu_count", "date",
+                   "tree_json"):
+        assert column in frame, column
+    assert frame.loc[0, "objective"] == 0.75 and frame.loc[0, "nodes"] == 3
+    assert frame.loc[0, "solver_version"] == frame.loc[0, "solver_version"]   # not NaN: pyscipopt is installed
+
+
+def test_the_same_runs_give_the_same_bytes(tmp_path):
+    records = [_record(0.75, dataset="a"), _record(0.5, dataset="b")]
+    first = gzip.decompress(export_results(records, tmp_path / "1.csv.gz").read_bytes())
+    second = gzip.decompress(export_results(records[::-1], tmp_path / "2.csv.gz").read_bytes())
+    assert first == second
+
+
+def test_stored_results_dir_only_for_stored_profiles():
+    assert stored_results_dir("quick") is None
+    assert stored_results_dir("full", root="/x") == stored_results_dir("full", root="/x")
+    assert str(stored_results_dir("full", root="/x")).endswith("results/full")
+
+
+SMOKE_CONFIGS = list(p003.grid(p003.PROFILES["smoke"]))[:2]   # soybean-small, depth 3: a fraction of a second
+
+
+def test_full_profile_renders_without_computing_and_recompute_fills_the_gaps(tmp_path):
+    results = tmp_path / "results"
+    export_results([run_one(p003.run, SMOKE_CONFIGS[0])], results_file(results, "003", "instances"))
+    reader = ReportWriter(tmp_path / "out", "003", profile="full", results_dir=results)
+    summary = reader.run_grid(p003.run, SMOKE_CONFIGS, "instances", progress=False)
+    assert (summary.ran, summary.skipped) == (0, 1)          # renders: the missing config is not run
+    assert reader.coverage().to_dict("records") == [{"experiment": "instances", "configs": 2, "stored": 1,
+                                                     "failed": 0}]
+    assert len(reader.results("instances", SMOKE_CONFIGS)) == 1
+
+    writer = ReportWriter(tmp_path / "out2", "003", profile="full", recompute=True, results_dir=results)
+    summary = writer.run_grid(p003.run, SMOKE_CONFIGS, "instances", progress=False)
+    assert (summary.ran, summary.skipped) == (1, 1)
+    assert len(read_results(results_file(results, "003", "instances"))) == 2   # exported back
+
+
+def test_quick_profile_computes_and_stores_nothing_in_results(tmp_path):
+    writer = ReportWriter(tmp_path / "out", "003", profile="quick")
+    assert not writer.stored and writer.computes
+    summary = writer.run_grid(p003.run, SMOKE_CONFIGS[:1], "instances", progress=False)
+    assert summary.ran == 1
+
+
+def test_recompute_must_be_known(tmp_path):
+    with pytest.raises(ValueError, match="recompute"):
+        ReportWriter(tmp_path, "003", profile="full", recompute="yes")
+
+
+def test_verify_confirms_true_optima_and_flags_a_tampered_one(tmp_path):
+    results = tmp_path / "results"
+    records = [run_one(p003.run, config) for config in SMOKE_CONFIGS]
+    export_results(records, results_file(results, "003", "instances"))
+    checked = verify(results, sample=5)
+    assert list(checked["check"]) == ["ok", "ok"]
+
+    tampered = records[0] | {"solve_result": records[0]["solve_result"] | {"objective": 0.5}}
+    export_results([tampered, records[1]], results_file(results, "003", "instances"))
+    checked = verify(results, sample=5)
+    bad = mismatches(checked)
+    assert len(bad) == 1
+    # the fresh solve reaches the true optimum, and the stored tree reaches it too: neither is 0.5
+    assert "objective differs" in bad.iloc[0]["check"]
+    assert "stored tree does not reach" in bad.iloc[0]["check"]
