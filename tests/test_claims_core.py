@@ -71,3 +71,22 @@ def test_every_paper_declares_6_to_12_claims(paper):
     declared = claims(paper)
     assert 6 <= len(declared) <= 12
     assert len({claim["id"] for claim in declared}) == len(declared)
+
+
+def test_the_batch_report_opens_with_the_notebooks_claims(tmp_path):
+    import pandas as pd
+
+    from odtlib.experiments.batch import NotebookRun, write_report
+    from odtlib.experiments.report import ReportWriter
+
+    report = ReportWriter(tmp_path, paper="950")
+    ledger = pd.DataFrame({"paper": ["950"], "id": ["950-1"], "claim": ["A beats B"], "source": ["Table 1"],
+                           "paper_value": [10.0], "ours": [9.5], "unit": ["points"], "verdict": ["confirmed"],
+                           "reasoning": ["Ours 9.5 points against 10."]})
+    report.table("claims", ledger, "the ledger")
+    notebook = tmp_path / "paper950_fake.ipynb"
+    write_report([NotebookRun("950", notebook, notebook, "ok", 1.0)], tmp_path, {"profile": "full"})
+    md = (tmp_path / "report.md").read_text()
+    assert md.index("## Claims ledger") < md.index("## Notebooks")
+    assert "1 confirmed" in md and md.count("A beats B") == 1     # not repeated in the notebook's section
+    assert "<h2>Claims ledger</h2>" in (tmp_path / "report.html").read_text()

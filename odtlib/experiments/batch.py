@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import mistune
 import pandas as pd
 
 from odtlib.experiments.report import collect_report, config_text, markdown_table
@@ -249,10 +250,11 @@ def write_report(runs: list[NotebookRun], output_dir: str | os.PathLike, paramet
     intro = (f"{stamp}; requested: {requested}. Each notebook's own solver and time limit are in the "
              "`used` column (a notebook may use other solvers than the one requested).")
     status = _status_frame(runs, summaries, output_dir)
-    md = ["# odtlib reproduction report", "", intro, "", "## Notebooks", "",
+    claims_md, claims_html = _claims_section(runs, summaries)
+    md = ["# odtlib reproduction report", "", intro, *claims_md, "", "## Notebooks", "",
           markdown_table(status) if runs else "(no notebooks)"]
-    body = ["<h1>odtlib reproduction report</h1>", f"<p>{_inline_html(intro)}</p>", "<h2>Notebooks</h2>",
-            _status_html(status)]
+    body = ["<h1>odtlib reproduction report</h1>", _markdown_html(intro), *claims_html,
+            "<h2>Notebooks</h2>", _status_html(status)]
     for section_md, section_html in (_verdict_section(runs, summaries), _failure_section(runs, summaries)):
         md += section_md
         body += section_html
@@ -304,6 +306,25 @@ def _status_html(status: pd.DataFrame) -> str:
     return f'<div class="scroll">{cells.to_html(index=False, na_rep="", escape=False)}</div>'
 
 
+CLAIMS_ITEM = "claims"   # the name under which a paper notebook reports its claims ledger
+CLAIMS_COLUMNS = ["paper", "id", "claim", "source", "paper_value", "ours", "unit", "verdict", "reasoning"]
+
+
+def _claims_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str], list[str]]:
+    """The claims ledgers the paper notebooks reported (their ``claims`` tables), one table at the top."""
+    frames = [pd.read_csv(item["path"]) for run in runs for item in (summaries[run.paper] or {}).get("items", [])
+              if item["name"] == CLAIMS_ITEM and item["kind"] == "table" and Path(item["path"]).exists()]
+    if not frames:
+        return [], []
+    ledger = pd.concat(frames, ignore_index=True)
+    ledger = ledger[[c for c in CLAIMS_COLUMNS if c in ledger]]
+    counts = ledger["verdict"].value_counts()
+    note = "Which of the papers' claims hold: " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items()) + \
+           " (from the stored full-profile results; each claim's reasoning says how far they cover it)."
+    return (["", "## Claims ledger", "", note, "", markdown_table(ledger)],
+            ["<h2>Claims ledger</h2>", f"<p>{html.escape(note)}</p>", _table_html(ledger)])
+
+
 def _verdict_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str], list[str]]:
     """The verdicts of every notebook (``ReportWriter.verdict`` items), as Markdown and as HTML."""
     md, body = [], []
@@ -337,13 +358,12 @@ def _notebook_section(run: NotebookRun, summary: dict | None, output_dir: Path) 
     line = f"{run.status}, {run.runtime:.1f} s, executed notebook `{_rel(run.executed, output_dir)}`"
     page = _rel(run.page, output_dir) if run.page else None
     md = ["", f"## {title}", "", line + (f" ([page]({page}))" if page else "")]
-    link = f' (<a href="{html.escape(page)}">page</a>)' if page else ""
-    body = [f"<h2>{html.escape(title)}</h2><p>{_inline_html(line)}{link}</p>"]
+    body = [f"<h2>{html.escape(title)}</h2>", _markdown_html(line + (f" ([page]({page}))" if page else ""))]
     if run.error:
         md += ["", f"Error: `{run.error}`"]
         body.append(f"<p><b>Error:</b> <code>{html.escape(run.error)}</code></p>")
     for item in (summary or {}).get("items", []):
-        if item.get("verdict"):
+        if item.get("verdict") or item["name"] == CLAIMS_ITEM:
             continue
         item_md, item_html = _render_item(item, output_dir)
         md += ["", *item_md]
@@ -361,31 +381,13 @@ def _table_html(frame: pd.DataFrame) -> str:
     return f'<div class="scroll">{frame.to_html(index=False, na_rep="", escape=True)}</div>'
 
 
-def _inline_html(text: str) -> str:
-    """Escaped text with Markdown's ``**bold**`` and ```code``` spans as HTML."""
-    text = html.escape(text)
-    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
-
-
 def _markdown_html(text: str) -> str:
-    """The Markdown the notebooks write (paragraphs and "- " lists, nested by two spaces) as HTML."""
-    out, depth = [], 0
-    for line in text.splitlines():
-        bullet = re.match(r"^( *)[-*] (.*)$", line)
-        level = len(bullet.group(1)) // 2 + 1 if bullet else 0
-        while depth > level:
-            out.append("</ul>")
-            depth -= 1
-        while depth < level:
-            out.append("<ul>")
-            depth += 1
-        if bullet:
-            out.append(f"<li>{_inline_html(bullet.group(2))}</li>")
-        elif line.strip():
-            out.append(f"<p>{_inline_html(line.strip())}</p>")
-    out += ["</ul>"] * depth
-    return "\n".join(out)
+    """Markdown (what the notebooks write: paragraphs, nested lists, emphasis, code, links, tables) as HTML, by
+    mistune (nbconvert's own Markdown renderer); raw HTML in the text is escaped."""
+    return _MARKDOWN(text)
+
+
+_MARKDOWN = mistune.create_markdown(escape=True, plugins=["table"])
 
 
 def _rel(path: Path, root: Path) -> str:
