@@ -112,6 +112,12 @@ class StoredResults:
         return self._frames[key]
 
 
+def declared_papers() -> list[str]:
+    """The papers that have a claims file."""
+    folder = resources.files("odtlib.reference")
+    return [paper for paper in PAPERS if folder.joinpath(f"claims_{paper}.toml").is_file()]
+
+
 @cache
 def _claims_text(paper: str) -> str:
     return resources.files("odtlib.reference").joinpath(f"claims_{paper}.toml").read_text(encoding="utf-8")
