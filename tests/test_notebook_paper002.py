@@ -96,10 +96,12 @@ def test_direct_frame_counts_failures_apart_and_runs_without_a_tree_as_unproved(
         "in_sample_accuracy": [1.0, 0.8, np.nan, 0.0]})
     frame = p002.direct_frame(results, time_limit=10)
     assert frame["failed"].tolist() == [False, False, True, False]
-    assert frame.loc[3, "time_s"] == 10 and frame.loc[3, "gap"] == 1.0
+    # a run without a tree: the time limit, no gap and no accuracy (shown as "no tree found"), counted apart
+    assert frame.loc[3, "time_s"] == 10 and np.isnan(frame.loc[3, "gap"]) and frame.loc[3, "no_tree"]
     summary = p002.direct_summary(frame, by=("method",)).set_index("method")
-    assert summary.loc["A", ["instances", "proved", "n_failed"]].tolist() == [2, 1, 1]
-    assert summary.loc["A", "time_mean"] == 6.5 and summary.loc["B", "gap_mean"] == 1.0
+    assert summary.loc["A", ["instances", "proved", "no_tree", "n_failed"]].tolist() == [2, 1, 0, 1]
+    assert summary.loc["A", "time_mean"] == 6.5 and summary.loc["B", "no_tree"] == 1
+    assert np.isnan(summary.loc["B", "gap_mean"])
 
 
 def test_comprehensive_means_and_compare_flag_unproved_and_failed_cells():
@@ -129,9 +131,12 @@ def test_notebook_is_commit_clean():
 @pytest.mark.timeout(240)
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     report_dir, names = run_smoke("002", tmp_path, monkeypatch)
-    for name in ("xor_example", "fig3", "fig3_summary", "fig4abc", "fig4d", "fig4_vs_paper", "proved_counts",
-                 "table1", "tables_verdict", "fig5"):
+    for name in ("claims", "xor_example", "fig3", "fig3_summary", "fig4abc", "fig4d", "fig4_vs_paper",
+                 "proved_counts", "table1", "tables_verdict", "fig5"):
         assert name in names
+    assert names.index("claims") < names.index("xor_example")            # the ledger heads the notebook
+    claims = pd.read_csv(report_dir / "claims.csv")
+    assert len(claims) == 12 and set(claims["id"]) == {f"002-{k}" for k in range(1, 13)}
     assert (report_dir / "fig4abc.png").stat().st_size > 0
     table1 = pd.read_csv(report_dir / "table1.csv")
     assert table1["verdict"].str.startswith("not comparable").all()      # smoke numbers are never compared

@@ -167,7 +167,7 @@ def judge(claim: dict, measured: Measured) -> tuple[str, str]:
                                                                                  ("at_most", "upper")}
     settles_if_fails = measured.bound is None or (direction, measured.bound) in {("at_least", "upper"),
                                                                                  ("at_most", "lower")}
-    bound_note = f"our number is a {measured.bound} bound" if measured.bound else ""
+    bound_note = f"our number is {'an' if measured.bound == 'upper' else 'a'} {measured.bound} bound" if measured.bound else ""
     if holds and settles_if_holds:
         return "confirmed", _sentence(compared, bound_note + (" and that settles it" if bound_note else ""),
                                       measured.note, extra)
