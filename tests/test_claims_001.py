@@ -1,0 +1,183 @@
+"""Paper 001's claims ledger: the declared claims, their compute functions on hand-made stored runs, and the
+full profile's grid behind them."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from odtlib.experiments import claims
+from odtlib.experiments import paper001 as p001
+from odtlib.experiments.claims import StoredResults
+from odtlib.experiments.store import config_key
+from odtlib.experiments.stored import export_results, results_file
+
+FULL = p001.get_profile("full")
+TUNING = list(p001.tuning_grid(FULL))
+EXACT = list(p001.exact_tuning_grid(FULL, solver="scip"))
+PAPER = pd.read_csv(p001.__file__.replace("experiments/paper001.py", "reference/paper001_table2_out_of_sample_acc.csv"))
+
+
+# ------------------------------------------------------------------------------------------ the claims file
+def test_claims_file_declares_6_to_12_claims_with_resolvable_compute_functions():
+    declared = claims.claims("001")
+    assert 6 <= len(declared) <= 12
+    assert len({c["id"] for c in declared}) == len(declared)
+    functions = claims.metrics("001")
+    for claim in declared:
+        assert "not_tested" in claim or claim["compute"] in functions, claim["id"]
+
+
+def test_paper_values_follow_from_table2():
+    by_id = {c["id"]: c for c in claims.claims("001")}
+    # Table 2: mean of Benders - OCT over the 32 rows = (sum Benders 2605.9 - sum OCT 2428.7) / 32 = 5.5375
+    assert by_id["001-10"]["paper_value"] == pytest.approx(5.54, abs=0.01)
+    # monk2, depth 2: FlowOCT = Benders = 56.7 against BinOCT 49.8: 6.9 / 49.8 = 13.86 %
+    assert by_id["001-11"]["paper_value"] == pytest.approx(13.86, abs=0.01)
+    # Fig. 3(a): 3600 s / 140 s = 25.7
+    assert by_id["001-2"]["paper_value"] == pytest.approx(25.7, abs=0.05)
+
+
+# ---------------------------------------------------------------------------------------- the full profile
+def test_full_profile_covers_every_dataset_depth_and_method_of_the_claims():
+    cells = {(c["dataset"], c["depth"], c["method"]) for c in TUNING}
+    assert cells == {(d, depth, m) for d in p001.DATASETS for depth in (2, 3, 4, 5) for m in p001.METHODS}
+    # 8 datasets x 4 depths x 1 sample x (3 methods x 4 λ + BinOCT once) = 416; refits 8 x 4 x 4 = 128
+    assert len(TUNING) == FULL.n_tuning_fits == 416 and FULL.n_final_fits == 128
+    assert {c["split_penalty"] for c in TUNING if c["method"] != "BinOCT"} == {0.0, 0.1, 0.5, 0.9}
+    exact_cells = {(c["dataset"], c["depth"]) for c in EXACT}
+    assert exact_cells == {(d, depth) for d in p001.DATASETS for depth in (2, 3, 4, 5)}
+    # exact optimum: 8 datasets x (5 + 5 + 2 + 2 samples) x 10 λ = 1120 tuning fits, + 8 x 14 refits = 1232
+    assert len(EXACT) == 1120 and FULL.n_exact_fits == 1232
+    assert len({config_key(c) for c in TUNING + EXACT}) == 416 + 1120
+
+
+def test_full_profile_orders_depth_by_depth_and_keeps_the_other_grids():
+    assert [c["depth"] for c in TUNING] == sorted(c["depth"] for c in TUNING)
+    assert [c["depth"] for c in EXACT] == sorted(c["depth"] for c in EXACT)
+    assert all(c["time_limit"] == 10 for c in TUNING) and all(c["time_limit"] == 30 for c in EXACT)
+    quick = p001.get_profile("quick")     # the quick exact grid: 8 datasets x 2 depths x 1 sample x 10 λ
+    quick_exact = list(p001.exact_tuning_grid(quick))
+    assert len(quick_exact) == 160 and {c["time_limit"] for c in quick_exact} == {30}
+
+
+# ------------------------------------------------------------------------------ hand-made stored runs
+def _record(config: dict, status: str = "optimal", runtime: float = 1.0, gap: float | None = 0.0,
+            metrics: dict | None = None, no_tree: bool = False) -> dict:
+    if no_tree:
+        return {"key": config_key(config), "status": "failed", "config": config, "metrics": None,
+                "error": {"message": "FlowOCT: the solver returned no tree (status 'time_limit')"}}
+    return {"key": config_key(config), "status": "ok", "config": config, "metrics": metrics or {"size": 244},
+            "solve_result": {"status": status, "runtime": runtime, "gap": gap}}
+
+
+# monk3, depth 2, sample 0 (size 2^2 x 61 training rows = 244), limit 10 s:
+#   λ = 0:  OCT time limit without a gap (100 %), BinOCT optimal in 2.0 s, FlowOCT optimal in 5.0 s,
+#           Benders optimal in 0.25 s;
+#   λ > 0:  OCT optimal in 8.0 s (λ = 0.1), gap 50 % (0.5), gap 40 % (0.9);
+#           FlowOCT gap 30 % (0.1), no tree (0.5), gap 30 % (0.9);
+#           Benders optimal in 0.5 s (0.1) and 1.0 s (0.5), gap 25 % (0.9).
+PLAN = {("OCT", 0.0): ("time_limit", 10.0, None), ("BinOCT", 0.0): ("optimal", 2.0, 0.0),
+        ("FlowOCT", 0.0): ("optimal", 5.0, 0.0), ("Benders", 0.0): ("optimal", 0.25, 0.0),
+        ("OCT", 0.1): ("optimal", 8.0, 0.0), ("OCT", 0.5): ("time_limit", 10.0, 0.5),
+        ("OCT", 0.9): ("time_limit", 10.0, 0.4), ("FlowOCT", 0.1): ("time_limit", 10.0, 0.3),
+        ("FlowOCT", 0.5): None, ("FlowOCT", 0.9): ("time_limit", 10.0, 0.3),
+        ("Benders", 0.1): ("optimal", 0.5, 0.0), ("Benders", 0.5): ("optimal", 1.0, 0.0),
+        ("Benders", 0.9): ("time_limit", 10.0, 0.25)}
+
+
+@pytest.fixture
+def fig3_results(tmp_path):
+    configs = [c for c in TUNING if c["dataset"] == "monk3" and c["depth"] == 2]
+    assert len(configs) == 13
+    records = []
+    for config in configs:
+        plan = PLAN[(config["method"], config["split_penalty"])]
+        records.append(_record(config, no_tree=True) if plan is None else _record(config, *plan))
+    export_results(records, results_file(tmp_path, "001", "tuning"))
+    return tmp_path, records
+
+
+def test_speedups_match_the_hand_derived_ratios(fig3_results):
+    results = StoredResults("001", results_dir=fig3_results[0])
+    # λ > 0: OCT proves 1 instance; Benders' first proof takes 0.5 s: 10 / 0.5 = 20
+    over_oct = p001.speedup_to_match(results, lambda_kind="λ > 0", baseline="OCT")
+    assert over_oct.value == pytest.approx(20.0) and over_oct.n == 3
+    assert "1 of 32 (dataset, depth) strata complete" in over_oct.note
+    # λ = 0: BinOCT proves 1; Benders proves it in 0.25 s: 10 / 0.25 = 40
+    assert p001.speedup_to_match(results, lambda_kind="λ = 0", baseline="BinOCT").value == pytest.approx(40.0)
+    # λ > 0, FlowOCT against OCT: FlowOCT never proves one instance: 0
+    assert p001.speedup_to_match(results, lambda_kind="λ > 0", baseline="OCT", method="FlowOCT").value == 0.0
+
+
+def test_solved_shares_and_gaps_match_the_hand_derived_numbers(fig3_results):
+    results = StoredResults("001", results_dir=fig3_results[0])
+    # λ > 0: Benders proves 2 of 3, OCT 1 of 3: 33.3 points
+    assert p001.solved_share_gain(results, "λ > 0", "Benders", "OCT").value == pytest.approx(33.3)
+    # λ = 0: BinOCT 1 of 1, OCT 0 of 1: 100 points
+    assert p001.solved_share_gain(results, "λ = 0", "BinOCT", "OCT").value == pytest.approx(100.0)
+    gap = p001.max_proved_gap(results, "Benders")       # gaps 0, 0, 0, 25 %
+    assert gap.value == pytest.approx(25.0) and gap.bound == "upper" and gap.n == 4
+    # FlowOCT's no-tree run is an unsolved instance with a 100 % gap, not a failed run
+    assert p001.max_proved_gap(results, "FlowOCT").value == pytest.approx(100.0)
+    # OCT's gaps: 100 % (λ = 0), 0, 50 %, 40 %: one of four instances of size 244 at 100 %
+    share = p001.full_gap_share(results, method="OCT", min_size=100)
+    assert share.value == pytest.approx(25.0) and share.n == 4
+    assert p001.full_gap_share(results, method="OCT", min_size=1000).value is None
+
+
+def test_fig3_claims_give_no_number_before_a_stratum_is_complete(tmp_path, fig3_results):
+    export_results(fig3_results[1][1:], results_file(tmp_path, "001", "tuning"))
+    measured = p001.speedup_to_match(StoredResults("001", results_dir=tmp_path))
+    assert measured.value is None and "12 of 416 runs" in measured.reason and "0 of 32" in measured.reason
+
+
+# ------------------------------------------------------------------------ exact-optimum column (Table 2)
+def _exact_records(accuracy_of) -> tuple[list[dict], list[dict]]:
+    """Every exact tuning fit proved; one refit per (dataset, depth, sample) with test accuracy
+    ``accuracy_of(dataset, depth, sample)``."""
+    tuning = [_record(c, metrics={"validation_accuracy": 0.9, "size": 100}) for c in EXACT]
+    cells = sorted({(c["dataset"], c["depth"], c["sample"]) for c in EXACT})
+    final = [_record({"stage": "final", "dataset": d, "depth": depth, "sample": s, "method": p001.EXACT,
+                      "split_penalty": 0.5, "solver": "scip", "time_limit": 30, "threads": 1, "subsample": None},
+                     metrics={"test_accuracy": accuracy_of(d, depth, s), "n_scored": 100})
+             for d, depth, s in cells]
+    return tuning, final
+
+
+def _store_exact(folder, tuning, final):
+    export_results(tuning, results_file(folder, "001", "exact_tuning"))
+    export_results(final, results_file(folder, "001", "exact_final"))
+    return StoredResults("001", results_dir=folder)
+
+
+def test_exact_claims_on_a_table_one_point_above_benders(tmp_path):
+    benders = PAPER.set_index(["dataset", "depth"])["Benders"]
+    results = _store_exact(tmp_path, *_exact_records(lambda d, depth, s: (benders[(d, depth)] + 1) / 100))
+    # every cell is Benders + 1: mean difference to Benders 1.0, to OCT 5.5375 + 1 = 6.54
+    assert p001.exact_minus_paper(results, "Benders").value == pytest.approx(1.0)
+    assert p001.exact_minus_paper(results, "OCT").value == pytest.approx(6.54, abs=0.005)
+    # largest relative gain over BinOCT: monk2, depth 2: (56.7 + 1 - 49.8) / 49.8 = 15.86 %
+    gain = p001.max_relative_gain(results, "BinOCT")
+    assert gain.value == pytest.approx(15.9) and "monk2, depth 2" in gain.note
+    # house-votes-84, depth 2: 97.2 + 1, over 5 samples
+    cell = p001.exact_cell_accuracy(results, "house-votes-84", 2)
+    assert cell.value == pytest.approx(98.2) and cell.n == 5
+
+
+def test_exact_cell_is_the_sample_mean_and_waits_for_every_sample(tmp_path):
+    accuracies = {0: 0.96, 1: 0.97, 2: 0.98, 3: 0.99, 4: 0.95}       # mean 97.0 %
+    tuning, final = _exact_records(lambda d, depth, s: accuracies[s])
+    results = _store_exact(tmp_path, tuning, final)
+    assert p001.exact_cell_accuracy(results, "house-votes-84", 2).value == pytest.approx(97.0)
+    partial = [r for r in final if not (r["config"]["dataset"] == "kr-vs-kp" and r["config"]["sample"] == 4)]
+    results = _store_exact(tmp_path / "partial", tuning, partial)
+    assert p001.exact_cell_accuracy(results, "kr-vs-kp", 3).value is None
+    assert p001.exact_minus_paper(results).value is None             # 30 of 32 cells: no mean yet
+
+
+def test_ledger_reads_the_hand_made_results(tmp_path, fig3_results):
+    ledger = claims.ledger(["001"], results_dir=fig3_results[0])
+    assert len(ledger) == len(claims.claims("001"))
+    row = ledger.set_index("id").loc["001-3"]
+    assert row["ours"] == pytest.approx(33.3) and row["verdict"] == "confirmed"      # 33.3 >= 0
+    assert ledger.set_index("id").loc["001-12", "verdict"] == "not tested"
