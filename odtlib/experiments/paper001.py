@@ -533,10 +533,16 @@ def _instances(results: StoredResults, lambda_kind: str) -> tuple[pd.DataFrame, 
 
 @metric("001")
 def speedup_to_match(results: StoredResults, lambda_kind: str = "λ > 0", baseline: str = "OCT",
-                     method: str = "Benders") -> Measured:
+                     method: str = "Benders", confirms_at: float | None = None,
+                     paper_limit: float = 3600) -> Measured:
     """Fig. 3(a)/(b): the baseline proves N instances within our limit T; ``method`` proves N after t seconds;
     our speed-up is T / t (the paper: 3600 s / 70 s = 50 for λ > 0 against OCT, 3600 / 140 for λ = 0 against
-    BinOCT). 0 when ``method`` never proves N."""
+    BinOCT). 0 when ``method`` never proves N.
+
+    A speed-up below ``confirms_at`` (the paper's, less the claim's tolerance) measured under a limit shorter
+    than the paper's settles nothing: against
+    a short limit the baseline's count is small and reached by the fastest solves of both methods, so the
+    ratio says nothing about the ratio against an hour. Such a result is "not tested", with the numbers."""
     instances, coverage = _instances(results, lambda_kind)
     if instances.empty:
         return Measured(None, reason=f"full run: {coverage}")
@@ -550,9 +556,13 @@ def speedup_to_match(results: StoredResults, lambda_kind: str = "λ > 0", baseli
     value = 0.0 if pd.isna(match) else round(float(limit / match), 1)
     solved = int(table.loc[method, "solved"])
     when = "never" if pd.isna(match) else f"after {match:.2f} s"
-    return Measured(value, n=len(instances) // len(table),
-                    note=f"{baseline} proves {target} of {len(instances) // len(table)} {lambda_kind} instances "
-                         f"within {limit:g} s, {method} {solved} ({when} for the first {target}); {coverage}")
+    note = (f"{baseline} proves {target} of {len(instances) // len(table)} {lambda_kind} instances within "
+            f"{limit:g} s, {method} {solved} ({when} for the first {target}); {coverage}")
+    if confirms_at is not None and value < confirms_at and limit < paper_limit:
+        return Measured(value, n=len(instances) // len(table), note=note, verdict="not tested",
+                        reason=f"our {value:g}x is measured against a {limit:g} s limit, not the paper's "
+                               f"{paper_limit:g} s: a shorter limit cannot show the paper's ratio")
+    return Measured(value, n=len(instances) // len(table), note=note)
 
 
 @metric("001")
