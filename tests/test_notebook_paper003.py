@@ -188,7 +188,7 @@ def test_optimum_crosscheck_uses_published_optima_and_flags_disagreement():
     assert list(check.index) == ["BendOCT", "EQP"]                         # only proved optima
     assert (check["published"] == 0.904426).all()                          # monk3 D3 λ = 0.01
     assert check.loc["BendOCT", "agree"] and not check.loc["EQP", "agree"]
-    assert (check["streed_check"] == "not checked (pystreed missing)").all()
+    assert (check["streed_check"] == "not checked (not asked)").all()
     agree = p003.methods_agree(p003.instance_frame(rows))
     assert len(agree) == 1 and not agree["agree"].iloc[0]
 

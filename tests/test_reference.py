@@ -16,7 +16,7 @@ PAPER_TEXTS = SHARED / "papers"
 
 def test_index_lists_every_shipped_table_with_provenance():
     index = list_reference_tables()
-    assert len(index) == 39
+    assert len(index) == 40
     assert set(index.paper) == {"000", "001", "002", "003", "004"}
     assert index[["source", "caption", "units", "paper_title"]].ne("").all().all()
     assert not index.duplicated(["paper", "table"]).any()
