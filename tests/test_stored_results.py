@@ -43,7 +43,7 @@ def test_csv_has_the_readable_columns_and_provenance(tmp_path):
                           tmp_path / "x.csv.gz")
     frame = pd.read_csv(file)
     for column in ("key", "status", "dataset", "depth", "time_limit", "threads", "solve_status", "objective", "bound",
-                   "gap", "runtime", "nodes", "odtlib_version", "git_commit", "solver_version", "cpu_count", "date",
+                   "gap", "runtime", "nodes", "odtlib_version", "git_commit", "solver_version", "cpu_count", "load_average", "date",
                    "tree_json"):
         assert column in frame, column
     assert frame.loc[0, "objective"] == 0.75 and frame.loc[0, "nodes"] == 3

@@ -71,8 +71,17 @@ def git_commit() -> str | None:
 
 
 def host_info() -> dict[str, Any]:
+    """Where a run ran: host, platform, cores, process, and the 1-minute load average when it ended (a load
+    above the core count means the run shared its core, so wall-clock limits gave it less CPU)."""
     return {"hostname": socket.gethostname(), "platform": platform.platform(),
-            "cpu_count": os.cpu_count(), "pid": os.getpid()}
+            "cpu_count": os.cpu_count(), "pid": os.getpid(), "load_average": _load_average()}
+
+
+def _load_average() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):     # not on every platform
+        return None
 
 
 def _as_dict(value: Any) -> Any:

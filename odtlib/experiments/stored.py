@@ -9,7 +9,9 @@ CSV per experiment (`export_results`), one row per run:
 * the solve: ``solve_status``, ``objective`` (the solver's, on the paper's scale), ``bound``, ``gap``,
   ``runtime`` (seconds of the solver's run), ``nodes``;
 * provenance: ``odtlib_version``, ``git_commit``, ``solver_version`` (of the config's ``solver``),
-  ``cpu_count``, ``date`` (UTC start of the run); ``threads`` and ``time_limit`` are config keys;
+  ``cpu_count``, ``load_average`` (1-minute, when the run ended: above ``cpu_count`` the run shared its core and
+  its wall-clock limit bought less CPU), ``date`` (UTC start of the run); ``threads`` and ``time_limit`` are
+  config keys;
 * the whole record as JSON columns (``config_json``, ``metrics_json``, ``solve_result_json``, ``tree_json``,
   ``extra_json``, ``error_json``, ``timing_json``, ``versions_json``, ``host_json``), so that
   `import_results` rebuilds every record exactly and a notebook renders its tables from them.
@@ -68,6 +70,7 @@ def record_row(record: Mapping) -> dict:
         "git_commit": versions.get("git_commit"),
         "solver_version": versions.get(SOLVER_PACKAGES.get(str(solver), str(solver))) if solver else None,
         "cpu_count": (record.get("host") or {}).get("cpu_count"),
+        "load_average": (record.get("host") or {}).get("load_average"),
         "date": (record.get("timing") or {}).get("started"),
     })
     for part in JSON_PARTS:
