@@ -1,4 +1,4 @@
-"""Command line: ``odtlib datasets | fit | reproduce | verify`` (also ``python -m odtlib``).
+"""Command line: ``odtlib datasets | fit | reproduce | verify | claims | book`` (also ``python -m odtlib``).
 
 Results go to stdout; progress (one line per solve or notebook), warnings and errors go to stderr.
 A problem the user can fix (unknown or missing solver, unavailable data, bad parameters, a time
@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import socket
 import sys
 import time
 import warnings
@@ -25,7 +26,8 @@ from pathlib import Path
 from odtlib.experiments.batch import PROFILES
 from odtlib.solvers import SOLVERS, SolverNotAvailableError, available_solvers
 
-DEFAULT_ENCODING = "QT-5"
+DEFAULT_ENCODING = "QT-5"          # for the formulations on 0/1 features
+UNIT_ENCODING, RAW_ENCODING = "unit", "raw"
 DEFAULT_TIME_LIMIT = 60.0
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -35,6 +37,8 @@ _CLI_WORDING = (
     (re.compile(r"\bwarm_start\s*=\s*(?:True|'cart')"), "--param warm_start=true"),
     (re.compile(r"\bwarm_start\s*=\s*False"), "--param warm_start=false"),
     (re.compile(r"\btime_limit\b"), "--time-limit"),
+    (re.compile(r"\blist_datasets\(\) gives"), "`odtlib datasets` lists"),
+    (re.compile(r"\s*fetch_uci\(uci_id\) loads any other UCI dataset\."), ""),
 )
 
 
@@ -111,9 +115,13 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     fit.add_argument("--variant", help="dataset variant (odtlib.data.load_dataset); ignored with --paper")
     fit.add_argument("--paper", help="fit on the paper's encoded data: odtlib.data.paper_dataset(PAPER, DATASET)")
     fit.add_argument("--encoding", metavar="ENCODING",
-                     help=f"binary encoding of numeric columns: onehot (every distinct value), QB-k (k quantile "
-                          f"buckets) or QT-k (thresholds at the k-quantiles), k >= 2; categorical columns are "
-                          f"always one-hot (default: {DEFAULT_ENCODING}; with --paper, the paper's encoding)")
+                     help=f"input of the model: onehot (every distinct value), QB-k (k quantile buckets) or QT-k "
+                          f"(thresholds at the k-quantiles, k >= 2) give 0/1 columns; {UNIT_ENCODING} scales numeric "
+                          f"columns to [0, 1] (UnitScaler); {RAW_ENCODING} gives the columns as loaded "
+                          f"(CategoricalODT encodes them itself); categorical columns are one-hot except with "
+                          f"{RAW_ENCODING} (default: the model's input in the README's table: {RAW_ENCODING} for "
+                          f"CategoricalODT, {UNIT_ENCODING} for SOCT, OCTH, UnivariateOCT, SVM1ODT and "
+                          f"SVMTreeClassifier, {DEFAULT_ENCODING} for the others; with --paper, the paper's encoding)")
     fit.add_argument("--model", default="FlowOCT", choices=models, metavar="MODEL",
                      help=f"formulation, a class of odtlib.models: {', '.join(models)}")
     fit.add_argument("--depth", type=_positive_int, default=2, help="maximum depth of the tree")
@@ -167,6 +175,15 @@ def _parser() -> argparse.ArgumentParser:
     ver.add_argument("--seed", type=int, default=0, help="seed of the sample")
     ver.add_argument("--max-runtime", type=_positive_float, metavar="SECONDS",
                      help="sample only optima whose stored solve took at most this long")
+    led = _subparser(sub, "claims", "print the claims ledger: which of the papers' claims hold, from the stored results")
+    led.add_argument("--papers", nargs="*", help="paper numbers (default: all five)")
+    led.add_argument("--results-dir", metavar="PATH", help="stored results (default: results/full of the checkout)")
+    led.add_argument("--summary", action="store_true", help="only the verdicts counted per paper")
+    book = _subparser(sub, "book", "build the static site: README, claims ledger, executed notebooks, API")
+    book.add_argument("--runs", nargs="*", default=["runs/full", "runs/quick"], metavar="FOLDER",
+                      help="odtlib reproduce outputs whose executed notebooks the book shows, first found first")
+    book.add_argument("--output", default="book/_build/html", help="the site's folder")
+    book.add_argument("--results-dir", metavar="PATH", help="stored results (default: results/full of the checkout)")
     return parser
 
 
@@ -189,32 +206,111 @@ def check_solver(name: str) -> None:
         raise CommandError(f"{exc}; or choose an installed solver with --solver ({installed})") from None
 
 
+def model_input(model_cls) -> str:
+    """What a model trains on, as the README's estimator table says: ``"raw"`` (CategoricalODT encodes a mixed
+    frame itself), ``"unit"`` (real features in [0, 1]: the hyperplane and SVM models) or ``"binary"``."""
+    from odtlib.models import CategoricalODT
+
+    if issubclass(model_cls, CategoricalODT):
+        return RAW_ENCODING
+    return "binary" if getattr(model_cls, "requires_binary_features", True) else UNIT_ENCODING
+
+
+def default_encoding(model_cls) -> str:
+    """``--encoding``'s default for a model: its own input (QT-5 for the formulations on 0/1 features)."""
+    kind = model_input(model_cls)
+    return DEFAULT_ENCODING if kind == "binary" else kind
+
+
 def make_encoder(name: str):
     """An unfitted encoder for ``--encoding``: ``onehot``, ``QB-k`` or ``QT-k`` (the names of
-    :mod:`odtlib.data.papers`, whose scheme table this reuses); two-valued columns keep one indicator."""
+    :mod:`odtlib.data.papers`, whose scheme table this reuses; two-valued columns keep one indicator),
+    ``unit`` (:class:`~odtlib.encoders.UnitScaler`) or ``raw`` (None: the columns as loaded)."""
     from odtlib.data.papers import _ENCODERS
-    from odtlib.encoders import OneHotEncoder
+    from odtlib.encoders import OneHotEncoder, UnitScaler
 
     key = name.strip().upper().replace("_", "-")
+    if key == RAW_ENCODING.upper():
+        return None
+    if key == UNIT_ENCODING.upper():
+        return UnitScaler()
     if key == "ONEHOT":
         return OneHotEncoder(drop_binary=True)
     scheme, _, k = key.partition("-")
     if scheme not in _ENCODERS or not k.isdigit() or int(k) < 2:
-        raise CommandError(f"unknown --encoding {name!r}: use onehot, "
-                           f"{', '.join(f'{s}-k' for s in _ENCODERS)} with an integer k >= 2 (e.g. {DEFAULT_ENCODING})")
+        schemes = ", ".join(f"{s}-k" for s in _ENCODERS)
+        raise CommandError(f"unknown --encoding {name!r}: use onehot, {schemes} with an integer k >= 2 "
+                           f"(e.g. {DEFAULT_ENCODING}), {UNIT_ENCODING} or {RAW_ENCODING}")
     return _ENCODERS[scheme](k=int(k), drop_binary=True)
 
 
-def _load_xy(args):
-    """The binary training data: the paper's encoding with ``--paper``, else ``--encoding`` of the dataset."""
+def check_encoding(model_name: str, model_cls, encoding: str) -> None:
+    """Refuse an ``--encoding`` whose output the model cannot take, saying which ones it can."""
+    key, kind = encoding.strip().lower(), model_input(model_cls)
+    binary_ones = f"onehot, QB-k or QT-k (default {DEFAULT_ENCODING})"
+    if kind == "binary" and key in (UNIT_ENCODING, RAW_ENCODING):
+        raise CommandError(f"{model_name} needs 0/1 features: use --encoding {binary_ones}")
+    if kind == UNIT_ENCODING and key == RAW_ENCODING:
+        raise CommandError(f"{model_name} needs numeric features in [0, 1]: use --encoding {UNIT_ENCODING} "
+                           f"(the default) or {binary_ones}")
+
+
+def missing_values_error(name: str, variant: str | None, X) -> CommandError:
+    """The error for a dataset whose columns have missing values: every such column, and the variants of
+    the registry that remove them (rows dropped, or the marker kept as a category)."""
+    counts = X.isna().sum()
+    columns = ", ".join(f"{column} ({n} row{'s' * (n != 1)})" for column, n in counts[counts > 0].items())
+    fixes = [f"--variant {v.name} ({v.description or 'rows with a missing value dropped'})"
+             for v in _missing_value_variants(name)]
+    advice = ("choose " + ", or ".join(fixes)) if fixes else \
+        "this dataset has no variant without them; drop or impute them in Python (odtlib.data.load_dataset)"
+    shown, n_columns = (f" (variant {variant})" if variant else ""), int((counts > 0).sum())
+    return CommandError(f"{name}{shown} has missing values in {n_columns} column{'s' * (n_columns != 1)}: {columns}; "
+                        f"{advice}; `odtlib datasets` lists the variants")
+
+
+def _missing_value_variants(name: str) -> list:
+    """The registry's variants of dataset ``name`` that remove its missing values (``complete``: rows
+    dropped; ``missing-as-category``: the marker kept as a category)."""
+    from odtlib.data.registry import get_spec
+
+    return [v for key, v in get_spec(name).variants.items()
+            if key != "default" and (v.complete or v.missing_as_category)]
+
+
+def dataset_note(name: str, X) -> str:
+    """``odtlib datasets``'s note: the columns with missing values and the dataset's variants."""
+    from odtlib.data import list_variants
+
+    notes = []
+    n_columns, n_rows = int(X.isna().any().sum()), int(X.isna().any(axis=1).sum())
+    if n_columns:
+        fixes = [v.name for v in _missing_value_variants(name)]
+        notes.append(f"missing values in {n_columns} column{'s' * (n_columns != 1)}, {n_rows} row{'s' * (n_rows != 1)}"
+                     + (f" (use --variant {' or '.join(fixes)})" if fixes else " (drop or impute them)"))
+    variants = [v for v in list_variants(name) if v != "default"]
+    if variants:
+        notes.append(f"variants: {', '.join(variants)}")
+    return "; ".join(notes)
+
+
+def _load_xy(args, model_cls):
+    """The training data ``(X, y, groups)``: the paper's encoding with ``--paper``, else ``--encoding`` (by
+    default the model's own input, :func:`default_encoding`) of the dataset; ``groups`` are the encoder's
+    feature groups (None for the raw columns), with which the tree prints in the original columns."""
     from odtlib import data
 
     if args.paper:
-        X, y, _groups = data.paper_dataset(args.paper, args.dataset, encoding=args.encoding)
-        return X, y
-    encoder = make_encoder(args.encoding or DEFAULT_ENCODING)
+        return data.paper_dataset(args.paper, args.dataset, encoding=args.encoding)
+    encoding = args.encoding or default_encoding(model_cls)
+    check_encoding(args.model, model_cls, encoding)
+    encoder = make_encoder(encoding)
     dataset = data.load_dataset(args.dataset, args.variant)
-    return encoder.fit_transform(dataset.X, dataset.y), dataset.y
+    if dataset.X.isna().any().any():
+        raise missing_values_error(args.dataset, args.variant, dataset.X)
+    if encoder is None:
+        return dataset.X, dataset.y, None
+    return encoder.fit_transform(dataset.X, dataset.y), dataset.y, encoder.groups_
 
 
 def _estimator_params(args, model_cls) -> dict:
@@ -299,7 +395,8 @@ def _cmd_datasets(args) -> int:
     for name in names:
         try:
             data = load_dataset(name)
-            rows.append((name, str(len(data.X)), str(data.X.shape[1]), str(data.y.nunique()), ""))
+            rows.append((name, str(len(data.X)), str(data.X.shape[1]), str(data.y.nunique()),
+                         dataset_note(name, data.X)))
         except Exception as exc:  # noqa: BLE001 - list what loads, say why the rest does not
             failed += 1
             rows.append((name, "", "", "", f"unavailable: {exc}"))
@@ -310,27 +407,60 @@ def _cmd_datasets(args) -> int:
     return 1 if failed else 0
 
 
+def readable_tree(model, groups) -> str:
+    """The fitted tree as text in the original columns: through the encoder's ``groups`` (the CLI's) or the
+    model's own encoder (CategoricalODT on raw columns)."""
+    own = getattr(model, "encoder_", None)
+    groups = groups if groups is not None else getattr(own, "groups_", None)
+    return model.tree_.to_text(groups=groups)
+
+
 def _cmd_fit(args) -> int:
     import odtlib.models
 
     model_cls = getattr(odtlib.models, args.model)
-    check_solver(args.solver)
+    if "solver" in model_cls().get_params():  # not SVMTreeClassifier, a heuristic
+        check_solver(args.solver)
     params = _estimator_params(args, model_cls)
-    X, y = _load_xy(args)
+    X, y, groups = _load_xy(args, model_cls)
+    if groups is not None and "groups" in model_cls().get_params() and "groups" not in params:
+        params["groups"] = groups  # CategoricalODT on an encoding of the CLI: its subset tests need the groups
     depth = f" depth={params['depth']}" if "depth" in params else ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with _progress(f"fit {args.model}{depth} on {args.dataset} ({X.shape[0]} rows x {X.shape[1]} features)") \
                 as outcome:
             model = model_cls(**params).fit(X, y)
-            outcome["status"] = model.solve_result_.status
+            result = model.solve_result_
+            outcome["status"] = "done (no solver: a heuristic)" if result is None else result.status
     for warning in caught:
         print(f"odtlib fit: warning: {cli_wording(str(warning.message))}", file=sys.stderr)
-    print(f"{args.model}({', '.join(f'{k}={v!r}' for k, v in params.items())}) on {args.dataset}: "
+    shown = ", ".join(f"{k}={v!r}" for k, v in params.items() if k != "groups")
+    print(f"{args.model}({shown}) on {args.dataset}: "
           f"{X.shape[0]} rows x {X.shape[1]} features, training accuracy {model.score(X, y):.4f}")
-    print(model.tree_.to_text())
-    result = model.solve_result_
-    print(json.dumps(result.to_dict() if hasattr(result, "to_dict") else result, indent=2, default=str))
+    print(readable_tree(model, groups))
+    if result is not None:
+        print(json.dumps(result.to_dict() if hasattr(result, "to_dict") else result, indent=2, default=str))
+    return 0
+
+
+def _cmd_book(args) -> int:
+    from odtlib.experiments.book import build
+
+    index = build(args.output, runs=args.runs, results_dir=args.results_dir)
+    print(f"book: {index} (open it in a browser)")
+    return 0
+
+
+def _cmd_claims(args) -> int:
+    from odtlib.experiments.claims import PAPERS, ledger, summary
+    from odtlib.experiments.report import markdown_table
+
+    table = ledger(args.papers or PAPERS, results_dir=args.results_dir)
+    if args.summary:
+        print(markdown_table(summary(table)))
+    else:
+        print(markdown_table(table[["id", "claim", "source", "paper_value", "ours", "unit", "verdict", "reasoning"]]))
     return 0
 
 
@@ -353,10 +483,52 @@ def _cmd_verify(args) -> int:
     return 1 if len(bad) else 0
 
 
+def check_scheduler(address: str, timeout: float = 5.0) -> None:
+    """Fail fast when nothing listens at a Dask scheduler's TCP address (``tcp://host:port`` or
+    ``host:port``); other protocols (``tls://``, ``inproc://``, ...) are left to Dask."""
+    scheme, sep, rest = address.partition("://")
+    if sep and scheme != "tcp":
+        return
+    host, colon, port = (rest if sep else address).rpartition(":")
+    if not colon or not port.isdigit():
+        raise CommandError(f"bad --scheduler {address!r}: expected tcp://HOST:PORT (e.g. tcp://localhost:8786)")
+    try:
+        socket.create_connection((host.strip("[]") or "localhost", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise CommandError(f"no Dask scheduler answers at {address} ({exc.strerror or exc}): start one there "
+                           "(`dask scheduler`, then `dask worker ADDRESS`), or leave out --scheduler to run on "
+                           "local processes") from None
+
+
+def check_papers(papers, notebooks_dir) -> None:
+    """Fail before running anything when ``--papers`` names a notebook that does not exist, listing the
+    valid ids (paper numbers and the teaching notebooks' names)."""
+    from odtlib.experiments.batch import default_notebooks_dir, find_notebooks, notebook_id
+
+    if not papers:
+        return
+    folder = notebooks_dir or default_notebooks_dir()
+    try:
+        find_notebooks(folder, papers)
+    except FileNotFoundError as exc:
+        valid = " ".join(notebook_id(p) for p in find_notebooks(folder)) if Path(folder).is_dir() else "none"
+        raise CommandError(f"{exc}; valid --papers: {valid}") from None
+
+
+def _quiet_after_interrupt() -> None:
+    """After Ctrl-C, silence what the interrupted kernel's clean-up logs (nbclient's DeadKernelError from
+    pending asyncio tasks, papermill's messages): the one-line message says what happened."""
+    for name in ("asyncio", "papermill", "nbclient", "traitlets"):
+        logging.getLogger(name).disabled = True
+
+
 def _cmd_reproduce(args) -> int:
     from odtlib.experiments.batch import reproduce
 
     check_solver(args.solver)
+    check_papers(args.papers, args.notebooks_dir)
+    if args.scheduler:
+        check_scheduler(args.scheduler)
     try:
         with _notebook_chatter(shown=args.log_output) as progress:
             runs = reproduce(papers=args.papers, profile=args.profile, n_jobs=args.jobs, scheduler=args.scheduler,
@@ -366,6 +538,7 @@ def _cmd_reproduce(args) -> int:
                              recompute={None: False, "missing": True, "all": "all"}[args.recompute],
                              results_dir=args.results_dir)
     except KeyboardInterrupt:
+        _quiet_after_interrupt()
         print(f"odtlib reproduce: interrupted; rerun the same command to resume "
               f"({kept_runs(args.output)} runs kept in {args.output})", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -373,10 +546,15 @@ def _cmd_reproduce(args) -> int:
         print(f"odtlib reproduce: no paper<NNN>_*.ipynb notebooks in {args.notebooks_dir}", file=sys.stderr)
         return 1
     for run in runs:
-        print(f"paper {run.paper}  {run.status:6s}  {run.runtime:7.1f} s  {run.notebook.name}"
+        print(f"{notebook_label(run.paper)}  {run.status:6s}  {run.runtime:7.1f} s  {run.notebook.name}"
               + (f"  {run.error}" if run.error else ""))
     print(f"report: {args.output}/report.md and report.html")
     return 1 if any(run.status != "ok" for run in runs) else 0
+
+
+def notebook_label(notebook: str) -> str:
+    """``paper 001`` for a paper's notebook id, ``notebook tutorial_mip_trees`` for a teaching notebook."""
+    return f"paper {notebook}" if notebook.isdigit() else f"notebook {notebook}"
 
 
 def _fix_for(exc: BaseException) -> str:
@@ -391,7 +569,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``odtlib`` command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     args = _parser().parse_args(argv)
     command = {"datasets": _cmd_datasets, "fit": _cmd_fit, "reproduce": _cmd_reproduce,
-               "verify": _cmd_verify}[args.command]
+               "verify": _cmd_verify, "claims": _cmd_claims, "book": _cmd_book}[args.command]
     try:
         return command(args)
     except KeyboardInterrupt:

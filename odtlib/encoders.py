@@ -157,13 +157,22 @@ class _ThresholdRule:
 
     def group(self) -> FeatureGroup:
         op = ">" if self.above else "<="
-        columns = [f"{self.name}{op}{_label(t)}" for t in self.thresholds]
+        columns = [f"{self.name}{op}{label}" for label in _distinct_labels(self.thresholds)]
         return FeatureGroup(self.name, columns, "binary", self.thresholds.tolist())
 
     def encode(self, column: pd.Series) -> np.ndarray:
         x = _as_float(column)[:, None]
         hits = x > self.thresholds[None, :] if self.above else x <= self.thresholds[None, :]
         return hits.astype(int).reshape(len(x), len(self.thresholds))
+
+
+def _distinct_labels(values: np.ndarray) -> list[str]:
+    """:func:`_label` of each value (6 significant digits), except for values whose 6-digit labels coincide:
+    those get the shortest text that reads back as exactly that float (``repr``), so distinct thresholds get
+    distinct names. Thresholds 0.00105090, 0.001050902 and 0.001050904 all read ``0.0010509`` at 6 digits."""
+    labels = pd.Series([_label(v) for v in values], dtype=object)
+    clash = labels.duplicated(keep=False).to_numpy()
+    return [repr(float(v)) if c else text for v, c, text in zip(values, clash, labels)]
 
 
 @dataclass
@@ -274,10 +283,16 @@ class _GroupEncoder(TransformerMixin, BaseEstimator):
 
     @staticmethod
     def _check_no_missing(frame: pd.DataFrame) -> None:
-        with_missing = frame.columns[frame.isna().any()].tolist()
-        if with_missing:
+        """Reject missing values, naming every column that has some (and how many rows) in one message."""
+        counts = frame.isna().sum()
+        counts = counts[counts > 0]
+        if len(counts):
+            listing = ", ".join(f"{column!r} ({n} row{'s' * (n != 1)})" for column, n in counts.items())
+            n_rows = int(frame.isna().any(axis=1).sum())
             raise ValueError(
-                f"missing values in columns {with_missing}: drop or impute them before encoding"
+                f"missing values in {len(counts)} column{'s' * (len(counts) != 1)}: {listing}; drop the {n_rows} "
+                f"row{'s' * (n_rows != 1)} (X.dropna(), or a registered dataset's variant 'complete' or "
+                "'missing-as-category': odtlib.data.list_variants(name)) or impute them before encoding"
             )
 
     def _unseen_rows(self, frame: pd.DataFrame) -> dict[str, np.ndarray]:

@@ -18,7 +18,11 @@ training samples of each class that reach them (:meth:`Tree.with_leaf_counts`), 
 
 A tree may carry the encoders' feature groups (:meth:`Tree.with_feature_groups`, a list of
 :class:`odtlib.encoders.FeatureGroup`); :meth:`Tree.to_text` and :meth:`Tree.plot` then word each split in
-terms of the original attributes (``petal_width <= 1.8``, ``a2 != 3``) instead of the encoded columns.
+terms of the original attributes (``petal_width <= 1.8``, ``a2 != 3``) instead of the encoded columns; a
+hyperplane over :class:`~odtlib.encoders.UnitScaler` columns then reads in original units, without
+coefficients below :data:`COEF_TOLERANCE` of the largest, and with one term as a univariate test
+(``income <= 18,600``). :func:`export_text` and :func:`export_graphviz` (DOT) add ``n`` and the class counts
+of every node, for all split kinds.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
@@ -34,7 +39,8 @@ import numpy as np
 if TYPE_CHECKING:
     from odtlib.encoders import FeatureGroup
 
-__all__ = ["Leaf", "UnivariateSplit", "SubsetSplit", "HyperplaneSplit", "CategorySplit", "Node", "Tree"]
+__all__ = ["Leaf", "UnivariateSplit", "SubsetSplit", "HyperplaneSplit", "CategorySplit", "Node", "Tree",
+           "export_graphviz", "export_text"]
 
 
 def _native(value: Any) -> Any:
@@ -113,14 +119,24 @@ class Leaf:
 
 
 # ---------------------------------------------------------------------------------------- readable conditions
-_COMPARISON = re.compile(r"<=|>=|!=|==|<|>|\sin\s(?=[\[(])")  # "in" only before an interval
+# "in" only before an interval; a lone "=" (one-hot columns named ``a2=3``) reads as "=="
+_COMPARISON = re.compile(r"<=|>=|!=|==|<|>|(?<![<>!=])=(?!=)|\sin\s(?=[\[(])")
 _NEGATION = {"<=": ">", ">=": "<", "<": ">=", ">": "<=", "==": "!=", "!=": "==", "in": "not in"}
+#: hyperplane coefficients below this fraction of the largest one (on the [0, 1]-scaled columns) are not shown
+COEF_TOLERANCE = 1e-6
 _GROUP_KINDS = ("categorical", "ordinal", "binary", "numeric")
 
 
 def _format_value(value: Any) -> str:
     """A category or a bound as text, floats with 6 significant digits (as the encoders name columns)."""
     return format(float(value), ".6g") if isinstance(value, float) else str(value)
+
+
+def _number(value: float, digits: int = 6) -> str:
+    """A bound or coefficient for reading: ``digits`` significant digits, thousands separated
+    (``18,600``, ``0.149``), no ``-0``."""
+    text = format(float(value), f",.{digits}g")
+    return "0" if text in ("-0", "0") else text
 
 
 def _named_indicator(name: str, is_one: bool) -> str:
@@ -134,7 +150,7 @@ def _named_indicator(name: str, is_one: bool) -> str:
     rhs = name[match.end():].strip() if match else ""
     if not lhs or not rhs:
         return f"{name} == {int(is_one)}"
-    op = match.group().strip()
+    op = match.group().strip().replace("=", "==") if match.group() == "=" else match.group().strip()
     return f"{lhs} {op if is_one else _NEGATION[op]} {rhs}"
 
 
@@ -144,6 +160,8 @@ def _bucket_text(name: str, bounds: list, first: int, last: int, inside: bool) -
     ``bounds[j] = (low, high)``; as the encoders bin new data, the first bucket also takes the values below
     its low end and the last bucket the values above its high end, so the end buckets read as one comparison.
     """
+    if not isinstance(bounds[first], (tuple, list)):
+        return _values_text(name, bounds, first, last, inside)
     low, high = _format_value(bounds[first][0]), _format_value(bounds[last][1])
     is_first, is_last = first == 0, last == len(bounds) - 1
     if is_first and not is_last:
@@ -152,6 +170,23 @@ def _bucket_text(name: str, bounds: list, first: int, last: int, inside: bool) -
         return f"{name} {'>' if inside else '<='} {low}"
     interval = f"[{low}, {high}]" if is_first else f"({low}, {high}]"
     return f"{name} {'in' if inside else 'not in'} {interval}"
+
+
+def _values_text(name: str, values: list, first: int, last: int, inside: bool) -> str:
+    """Text of "``name`` is one of the ordered values ``values[first..last]``" (``inside``) or none of them.
+
+    An ordinal group coded value by value (paper 000's 1..10 scores): a run from the smallest value reads
+    ``name <= v``, a run up to the largest ``name >= v``, a single value ``name == v``.
+    """
+    low, high = _format_value(values[first]), _format_value(values[last])
+    is_first, is_last = first == 0, last == len(values) - 1
+    if first == last and not (is_first or is_last):
+        return f"{name} {'==' if inside else '!='} {low}"
+    if is_first and not is_last:
+        return f"{name} <= {high}" if inside else f"{name} > {high}"
+    if is_last and not is_first:
+        return f"{name} >= {low}" if inside else f"{name} < {low}"
+    return f"{low} <= {name} <= {high}" if inside else f"{name} < {low} or {name} > {high}"
 
 
 def _group_indicator(group: FeatureGroup, position: int, is_one: bool) -> str | None:
@@ -180,6 +215,8 @@ def _group_any(group: FeatureGroup, positions: list[int]) -> str | None:
         return f"{group.name} in {{{', '.join(_format_value(group.values[p]) for p in positions)}}}"
     if group.kind == "ordinal" and positions == list(range(positions[0], positions[-1] + 1)):
         return _bucket_text(group.name, group.values, positions[0], positions[-1], True)
+    if group.kind == "ordinal" and not isinstance(group.values[0], (tuple, list)):
+        return f"{group.name} in {{{', '.join(_format_value(group.values[p]) for p in positions)}}}"
     return None
 
 
@@ -204,6 +241,22 @@ class _ColumnReader:
         text = _group_indicator(*grouped, is_one) if grouped else None
         return text if text is not None else _named_indicator(self.name(feature), is_one)
 
+    def original_units(self, feature: int) -> tuple[str, float, float] | None:
+        """``(name, low, span)`` when column ``feature`` is ``(x - low) / span`` of an attribute (a numeric
+        group of :class:`~odtlib.encoders.UnitScaler`, span > 0), else None."""
+        grouped = self.group_of.get(feature)
+        if grouped and grouped[0].kind == "numeric":
+            low, high = grouped[0].values[grouped[1]]
+            if high > low:
+                return grouped[0].name, float(low), float(high - low)
+        return None
+
+    def is_indicator(self, feature: int, binary: bool) -> bool:
+        """Whether column ``feature`` holds 0/1 values (a column of a one-hot or threshold group, or any
+        column when ``binary``)."""
+        grouped = self.group_of.get(feature)
+        return grouped[0].kind != "numeric" if grouped else binary
+
     def at_most(self, feature: int, threshold: float, binary: bool) -> str:
         """Text of ``x[feature] <= threshold``: "is 0" for 0/1 columns, in original units for scaled ones.
 
@@ -211,18 +264,26 @@ class _ColumnReader:
         ``binary`` is set.
         """
         grouped = self.group_of.get(feature)
-        if grouped and grouped[0].kind == "numeric":
-            low, high = grouped[0].values[grouped[1]]
-            if high > low:  # the column is (x - low) / (high - low)
-                return f"{grouped[0].name} <= {low + threshold * (high - low):g}"
-        elif binary or (grouped and 0 <= threshold < 1):
+        scale = self.original_units(feature)
+        if scale is not None:
+            name, low, span = scale
+            return f"{name} <= {_number(low + threshold * span)}"
+        numeric = grouped is not None and grouped[0].kind == "numeric"  # here: a constant column
+        if not numeric and (binary or (grouped and 0 <= threshold < 1)):
             return self.indicator(feature, False)
         return f"{self.name(feature)} <= {threshold:g}"
+
+    def one_group(self, features: list[int]) -> FeatureGroup | None:
+        """The feature group holding every column of ``features``, or None."""
+        grouped = [self.group_of.get(f) for f in features]
+        if all(grouped) and all(g is grouped[0][0] for g, _ in grouped):
+            return grouped[0][0]
+        return None
 
     def any_of(self, features: list[int]) -> str:
         """Text of "at least one of the 0/1 columns ``features`` is 1"."""
         grouped = [self.group_of.get(f) for f in features]
-        if len(features) > 1 and all(grouped) and all(g is grouped[0][0] for g, _ in grouped):
+        if len(features) > 1 and self.one_group(features) is not None:
             text = _group_any(grouped[0][0], sorted(p for _, p in grouped))
             if text is not None:
                 return text
@@ -299,7 +360,9 @@ class SubsetSplit:
         return self._condition(_ColumnReader(feature_names, None), binary)
 
     def _condition(self, reader: _ColumnReader, binary: bool) -> str:
-        if self.group is not None and self.values is not None:
+        """Through the feature group of the columns when known (``a2 == 3``, runs of ordered values as one
+        comparison), else by the split's own group name and values."""
+        if self.group is not None and self.values is not None and reader.one_group(self.features) is None:
             return f"{self.group} in {{{', '.join(str(v) for v in self.values)}}}"
         return reader.any_of(self.features)
 
@@ -345,15 +408,57 @@ class HyperplaneSplit:
         """Text of the condition under which a sample goes left."""
         return self._condition(_ColumnReader(feature_names, None), binary)
 
+    def shown_terms(self, reader: _ColumnReader, tolerance: float = COEF_TOLERANCE
+                    ) -> tuple[list[tuple[int, float]], float]:
+        """The hyperplane as it is printed: ``([(feature, coefficient), ...], bias)`` in original units.
+
+        A column ``(x - low) / span`` of a :class:`~odtlib.encoders.UnitScaler` group contributes
+        ``w / span`` to x's coefficient and ``w * low / span`` to the bias (``w . x_scaled <= b`` is
+        ``sum (w / span) x <= b + sum w low / span``). Terms whose weight is at most ``tolerance`` times the
+        largest |weight| are left out: on columns scaled to [0, 1] the weight is the term's whole range, so
+        they cannot move a point by more than that fraction of the largest term (solver noise such as
+        ``-1.6e-17``).
+        """
+        largest = float(np.max(np.abs(self.weights), initial=0.0))
+        terms, bias = [], self.bias
+        for feature, weight in enumerate(self.weights.tolist()):
+            if abs(weight) <= tolerance * largest:
+                continue
+            scale = reader.original_units(feature)
+            if scale is not None:
+                _, low, span = scale
+                terms.append((feature, weight / span))
+                bias += weight * low / span
+            else:
+                terms.append((feature, weight))
+        return terms, bias
+
     def _condition(self, reader: _ColumnReader, binary: bool) -> str:
-        terms = [(w, reader.name(f)) for f, w in enumerate(self.weights) if w != 0]
+        terms, bias = self.shown_terms(reader)
         if not terms:
-            return f"0 <= {self.bias:g}"
-        first_w, first_name = terms[0]
-        text = f"{first_w:g}*{first_name}"
-        for w, name in terms[1:]:
-            text += f" {'-' if w < 0 else '+'} {abs(w):g}*{name}"
-        return f"{text} <= {self.bias:g}"
+            return f"0 <= {_number(bias, 5)}"
+        if len(terms) == 1:
+            return _one_term_text(reader, *terms[0], bias, binary)
+        names = [(reader.original_units(f) or (reader.name(f),))[0] for f, _ in terms]
+        first_name, first_w = names[0], terms[0][1]
+        text = f"{_number(first_w, 4)}*{first_name}"
+        for name, (_, w) in zip(names[1:], terms[1:]):
+            text += f" {'-' if w < 0 else '+'} {_number(abs(w), 4)}*{name}"
+        return f"{text} <= {_number(bias, 5)}"
+
+
+def _one_term_text(reader: _ColumnReader, feature: int, coef: float, bias: float, binary: bool) -> str:
+    """A hyperplane with one term, ``coef * x <= bias``, read as a univariate test.
+
+    A 0/1 column reads as the indicator test that sends the same values left (``a2 != 3``); a real column
+    as ``x <= bias / coef`` (``x >= bias / coef`` when ``coef < 0``), in original units.
+    """
+    if reader.is_indicator(feature, binary):
+        zero_left, one_left = 0 <= bias, coef <= bias
+        if zero_left != one_left:
+            return reader.indicator(feature, one_left)
+    name = (reader.original_units(feature) or (reader.name(feature),))[0]
+    return f"{name} {'<=' if coef > 0 else '>='} {_number(bias / coef)}"
 
 
 @dataclass(frozen=True)
@@ -745,59 +850,180 @@ class Tree:
         emit(shown.root, "")
         return "\n".join(lines)
 
+    def node_counts(self) -> dict[int, dict[Any, int]] | None:
+        """Class counts of the training samples reaching every node (the sums of its leaves' counts); None
+        when some leaf's counts are unknown (see :meth:`with_leaf_counts`)."""
+        counts: dict[int, dict[Any, int] | None] = {}
+        for node_id in reversed(self._preorder()):  # children before their parent
+            node = self.nodes[node_id]
+            counts[node_id] = node.counts if isinstance(node, Leaf) else \
+                _sum_counts(counts[node.left], counts[node.right])
+        return None if counts[self.root] is None else counts
+
+    def export_text(self, binary: bool | None = None, groups: Sequence[Any] | None = None,
+                    simplify: bool = True) -> str:
+        """The tree as indented lines, one per node, with ``n`` and the class counts of every node when known
+        (as scikit-learn's ``export_text``; the module function :func:`export_text` also counts X, y)::
+
+            petal_width <= 0.8?  n=150: setosa 50, versicolor 50, virginica 50
+            |--- yes: predict 'setosa'  n=50: setosa 50, versicolor 0, virginica 0
+            |--- no: ...
+
+        Every split kind reads as in :meth:`to_text` (``binary``, ``groups``, ``simplify`` act the same).
+        """
+        binary = self._binary_text(binary)
+        shown, reader = self._shown(groups, simplify)
+        counts = shown.node_counts() or {}
+        lines: list[str] = []
+
+        def emit(node_id: int, prefix: str, branch: str) -> None:
+            node = shown.nodes[node_id]
+            text = f"predict {node.label!r}" if isinstance(node, Leaf) else f"{node._condition(reader, binary)}?"
+            tally = f"  {_counts_text(counts[node_id])}" if node_id in counts else ""
+            lines.append(f"{prefix}{branch}{text}{tally}")
+            inner = prefix + ("|   " if branch else "")
+            for child, edge in zip(node.children(), ("yes", "no")):
+                emit(child, inner, f"|--- {edge}: ")
+
+        emit(shown.root, "", "")
+        return "\n".join(lines)
+
+    def export_graphviz(self, binary: bool | None = None, groups: Sequence[Any] | None = None,
+                        simplify: bool = True, wrap: int = 40) -> str:
+        """The tree in Graphviz's DOT language: one box per node (the split's condition or the leaf's class,
+        then ``n`` and the class counts when known), "yes" edges to the left child. Render it with the
+        ``dot`` program or the optional ``graphviz`` package (``graphviz.Source(text)``); the module function
+        :func:`export_graphviz` also counts X, y and writes a file."""
+        binary = self._binary_text(binary)
+        shown, reader = self._shown(groups, simplify)
+        counts = shown.node_counts() or {}
+        lines = ["digraph Tree {",
+                 'node [shape=box, style="rounded,filled", fontname="helvetica", fillcolor="#dde6f3"];',
+                 'edge [fontname="helvetica"];']
+        for node_id in shown._preorder():
+            node = shown.nodes[node_id]
+            head = f"predict {node.label}" if isinstance(node, Leaf) else node._condition(reader, binary)
+            parts = [textwrap.fill(head, wrap)]
+            if node_id in counts:
+                parts.append(textwrap.fill(_counts_text(counts[node_id]), wrap))
+            fill = ', fillcolor="#d9ead3"' if isinstance(node, Leaf) else ""
+            lines.append(f'{node_id} [label="{_dot_escape(chr(10).join(parts))}"{fill}];')
+            for child, edge in zip(node.children(), ("yes", "no")):
+                lines.append(f'{node_id} -> {child} [label="{edge}"];')
+        lines.append("}")
+        return "\n".join(lines)
+
     def plot(self, ax: Any = None, binary: bool | None = None, wrap: int = 28,
-             groups: Sequence[Any] | None = None, simplify: bool = True) -> Any:
+             groups: Sequence[Any] | None = None, simplify: bool = True, fontsize: float = 9) -> Any:
         """Draw the tree with matplotlib: split conditions in boxes, "yes" edges to the left; returns the Axes.
 
         Leaves show their label and, when known, ``n`` and the class counts. ``binary``, ``groups`` and
-        ``simplify`` act as in :meth:`to_text`; ``wrap`` is the line width of the box texts.
+        ``simplify`` act as in :meth:`to_text`; ``wrap`` is the line width of the box texts. The layout is
+        measured in inches from the box texts (each subtree gets the width of its widest level, each level the
+        height of its tallest box), so long conditions do not overlap; without ``ax`` the figure gets that
+        size, with ``ax`` the drawing is scaled into it.
         """
         import matplotlib.pyplot as plt
 
         binary = self._binary_text(binary)
         shown, reader = self._shown(groups, simplify)
-        if ax is None:
-            _, ax = plt.subplots(figsize=(max(4.0, 2.2 * shown.n_leaves), max(2.5, 1.6 * (shown.depth + 1))))
-        position = shown._layout()
+        texts = {node_id: _leaf_box_text(node, wrap) if isinstance(node, Leaf)
+                 else textwrap.fill(node._condition(reader, binary), wrap)
+                 for node_id, node in shown.nodes.items()}
+        sizes = {node_id: _box_size(text, fontsize) for node_id, text in texts.items()}
+        position, (width, height) = shown._layout(sizes)
+        if ax is None:  # axes filling the figure: one unit of the layout is one inch
+            fig = plt.figure(figsize=(max(3.0, width + 0.4), max(2.0, height + 0.4)))
+            ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
         for node_id, (x, y) in position.items():
-            node = shown.nodes[node_id]
-            for child, edge in zip(node.children(), ("yes", "no")):
+            for child, edge in zip(shown.nodes[node_id].children(), ("yes", "no")):
                 cx, cy = position[child]
                 ax.plot([x, cx], [y, cy], color="0.4", linewidth=1, zorder=1)
-                ax.text((x + cx) / 2, (y + cy) / 2, edge, ha="center", va="center", fontsize=8, color="0.3",
+                middle = (y - sizes[node_id][1] / 2 + cy + sizes[child][1] / 2) / 2  # between the two boxes
+                ax.text(x + (cx - x) * (y - middle) / (y - cy), middle, edge, ha="center", va="center",
+                        fontsize=fontsize - 1, color="0.3", zorder=2,
                         bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"})
         for node_id, (x, y) in position.items():
-            node = shown.nodes[node_id]
-            if isinstance(node, Leaf):
-                text, style = _leaf_box_text(node, wrap), {"boxstyle": "round", "fc": "#d9ead3", "ec": "0.3"}
-            else:
-                text = textwrap.fill(node._condition(reader, binary), wrap)
-                style = {"boxstyle": "square", "fc": "#dde6f3", "ec": "0.3"}
-            ax.text(x, y, text, ha="center", va="center", fontsize=9, bbox=style)
-        xs = [x for x, _ in position.values()]
-        ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
-        ax.set_ylim(-shown.depth - 0.5, 0.5)
+            leaf = isinstance(shown.nodes[node_id], Leaf)
+            style = {"boxstyle": "round,pad=0.3" if leaf else "square,pad=0.3", "fc": "#d9ead3" if leaf
+                     else "#dde6f3", "ec": "0.3"}
+            ax.text(x, y, texts[node_id], ha="center", va="center", fontsize=fontsize, bbox=style, zorder=3)
+        margin_x, margin_y = max(0.2, (3.0 - width) / 2), max(0.2, (2.0 - height) / 2)
+        ax.set_xlim(-margin_x, width + margin_x)
+        ax.set_ylim(-height - margin_y, margin_y)
         ax.set_axis_off()
         return ax
 
-    def _layout(self) -> dict[int, tuple[float, float]]:
-        """x = in-order leaf rank (parents centred over their children), y = minus the node's depth."""
-        position: dict[int, tuple[float, float]] = {}
-        next_leaf = 0.0
+    def _layout(self, sizes: Mapping[int, tuple[float, float]] | None = None, h_gap: float = 0.25,
+                v_gap: float = 0.5) -> tuple[dict[int, tuple[float, float]], tuple[float, float]]:
+        """Box centres ``{node: (x, y)}`` and the drawing's ``(width, height)``, in the units of ``sizes``
+        (``{node: (box width, box height)}``; unit boxes when None).
 
-        def place(node_id: int, level: int) -> float:
-            nonlocal next_leaf
+        Each subtree gets a horizontal span as wide as its root's box and as its two subtrees side by side
+        (``h_gap`` apart); a node is centred over its span, so boxes of one level never overlap. Each level
+        is as tall as its tallest box, ``v_gap`` below the level above (room for the yes/no labels).
+        """
+        sizes = sizes or {node_id: (1.0, 0.5) for node_id in self.nodes}
+        level_of = {self.root: 0}
+        for node_id in self._preorder():
+            for child in self.nodes[node_id].children():
+                level_of[child] = level_of[node_id] + 1
+        n_levels = max(level_of.values()) + 1
+        level_height = [max(sizes[n][1] for n, lv in level_of.items() if lv == level) for level in range(n_levels)]
+        level_top = np.concatenate([[0.0], np.cumsum(np.add(level_height, v_gap))])
+        span: dict[int, float] = {}
+        for node_id in reversed(self._preorder()):  # children before their parent
             node = self.nodes[node_id]
-            if isinstance(node, Leaf):
-                x = next_leaf
-                next_leaf += 1.0
-            else:
-                x = (place(node.left, level + 1) + place(node.right, level + 1)) / 2
-            position[node_id] = (x, -float(level))
-            return x
+            below = sum(span[c] for c in node.children()) + h_gap * (len(node.children()) - 1)
+            span[node_id] = max(sizes[node_id][0], below)
+        position: dict[int, tuple[float, float]] = {}
 
-        place(self.root, 0)
-        return position
+        def place(node_id: int, left: float) -> None:
+            node, level = self.nodes[node_id], level_of[node_id]
+            position[node_id] = (left + span[node_id] / 2, -(level_top[level] + level_height[level] / 2))
+            children = node.children()
+            below = sum(span[c] for c in children) + h_gap * (len(children) - 1)
+            x = left + (span[node_id] - below) / 2
+            for child in children:
+                place(child, x)
+                x += span[child] + h_gap
+
+        place(self.root, 0.0)
+        return position, (span[self.root], float(level_top[-1] - v_gap))
+
+
+def _box_size(text: str, fontsize: float) -> tuple[float, float]:
+    """Width and height in inches of a plot box holding ``text`` (an upper bound: 0.62 em per character,
+    1.3 lines of spacing, the box's padding of 0.3 em on each side)."""
+    lines = text.split("\n")
+    em = fontsize / 72
+    return (max(len(line) for line in lines) * 0.62 + 0.8) * em, (len(lines) * 1.3 + 0.8) * em
+
+
+def _dot_escape(text: str) -> str:
+    """A DOT string's content: backslashes and quotes escaped, line breaks as ``\\n``."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def export_text(tree: Tree, X: Any = None, y: Any = None, **kwargs: Any) -> str:
+    """:meth:`Tree.export_text` of ``tree``; with ``X`` and ``y`` (the data the tree takes and the class
+    labels) every node's counts come from them (:meth:`Tree.with_leaf_counts`)."""
+    return _counted(tree, X, y).export_text(**kwargs)
+
+
+def export_graphviz(tree: Tree, out_file: Any = None, X: Any = None, y: Any = None, **kwargs: Any) -> str:
+    """:meth:`Tree.export_graphviz` of ``tree`` (counted on ``X``, ``y`` when given); writes the DOT text to
+    ``out_file`` (a path) when given, and returns it."""
+    text = _counted(tree, X, y).export_graphviz(**kwargs)
+    if out_file is not None:
+        Path(out_file).write_text(text + "\n", encoding="utf-8")
+    return text
+
+
+def _counted(tree: Tree, X: Any, y: Any) -> Tree:
+    if (X is None) != (y is None):
+        raise ValueError("pass both X and y to count the samples at each node, or neither")
+    return tree if X is None else tree.with_leaf_counts(X, y)
 
 
 def _node_to_dict(node_id: int, node: Node) -> dict[str, Any]:

@@ -293,9 +293,9 @@ def test_help_shows_defaults_and_choices(capfd, monkeypatch):
     assert "maximum depth of the tree (default: 2)" in fit_help
     assert "solver threads (default: 1)" in fit_help
     assert "time_limit=None (the estimators' default) means no limit (default: 60.0)" in fit_help
-    assert "(default: QT-5" in fit_help
+    assert "(default: the model's input" in fit_help and "QT-5 for the others" in fit_help  # issue 31 item 2
     _, rep_help, _ = run_main(capfd, "reproduce", "--help")
-    assert "--profile {smoke,quick,paper}" in rep_help and "(default: quick)" in rep_help
+    assert "--profile {smoke,quick,full,paper}" in rep_help and "(default: quick)" in rep_help
     assert "output folder (default: results/reproduce)" in rep_help
 
 

@@ -103,7 +103,7 @@ def test_dataframe_feature_names_reach_the_tree():
     model = BruteForceStump().fit(frame, pd.Series(y, name="edible"))
     assert model.feature_names_in_.tolist() == list(frame.columns)
     assert model.tree_.feature_names == list(frame.columns)
-    assert model.tree_.to_text().splitlines()[0] == "if gill=broad == 0:"
+    assert model.tree_.to_text().splitlines()[0] == "if gill != broad:"  # issue 31: one-hot as inequality
     np.testing.assert_array_equal(model.predict(frame), y)
     model.fit(X, y)  # refitting on an array forgets the names
     assert not hasattr(model, "feature_names_in_") and model.tree_.feature_names is None

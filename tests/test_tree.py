@@ -205,7 +205,7 @@ def test_to_text_reads_as_nested_rules_with_feature_names():
 
 def test_to_text_univariate_wording():
     binary = Tree({1: UnivariateSplit(2, 2, 3), 2: Leaf(0), 3: Leaf(1)}, feature_names=["a", "b", "odor=none"])
-    assert binary.to_text().splitlines()[0] == "if odor=none == 0:"  # threshold 0.5 only: binary wording
+    assert binary.to_text().splitlines()[0] == "if odor != none:"  # 0.5 only: binary wording
     assert binary.to_text(binary=False).splitlines()[0] == "if odor=none <= 0.5:"
     continuous = Tree({1: UnivariateSplit(3, 2, 3, threshold=0.25), 2: Leaf(0), 3: Leaf(1)})
     assert continuous.to_text().splitlines()[0] == "if x3 <= 0.25:"
@@ -473,7 +473,7 @@ def test_to_text_with_encoder_groups_counts_and_simplification():
     ]
     plain = grouped_tree(X).to_text(simplify=False).splitlines()  # no groups: wording from the column names
     assert [line.strip() for line in plain if line.strip().startswith("if")] == [
-        "if petal_width <= 1.8:", "if a2=3 == 0:", "if a2=1 == 1 or a2=2 == 1:", "if bin=y == 0:",
+        "if petal_width <= 1.8:", "if a2 != 3:", "if a2 == 1 or a2 == 2:", "if bin != y:",
     ]
 
 
@@ -542,7 +542,7 @@ def test_scaled_numeric_group_reads_in_original_units_and_other_columns_by_name(
         ("age >= 40", "age < 40", "age >= 40"),
         ("x in (2.75, 4.5]", "x not in (2.75, 4.5]", "x in (2.75, 4.5]"),
         ("lives in town", "lives in town == 0", "lives in town == 1"),
-        ("odor=none", "odor=none == 0", "odor=none == 1"),
+        ("odor=none", "odor != none", "odor == none"),  # issue 31: a one-hot column reads as (in)equality
         ("bruises", "bruises == 0", "bruises == 1"),
     ],
 )

@@ -4,7 +4,9 @@
 >>> ds = load_dataset("monks", "monks-1-train")      # 124 rows, 6 categorical features
 >>> ds.X, ds.y, ds.feature_kinds
 
-* ``list_datasets()``, ``list_variants(name)``: the registered datasets and their paper variants.
+* ``list_datasets()``, ``list_variants(name)``: the registered datasets and their paper variants. Every
+  loader also takes the papers' names for a dataset (``house-votes-84``, ``car_evaluation``), any case, with
+  ``_`` or spaces for ``-`` (:func:`odtlib.data.registry.resolve_name`).
 * ``load_dataset(name, variant=None, shuffle=False, random_state=0)``: a :class:`Dataset` with the
   original columns. Many UCI files are sorted and scikit-learn's ``cv=<int>`` folds are not
   shuffled: pass ``shuffle=True`` (a fixed order per ``random_state``) before cross-validating.
@@ -24,7 +26,7 @@ from odtlib.data.dataset import Dataset, list_datasets, list_variants, load_data
 from odtlib.data.errors import DataIntegrityError, DatasetNotFoundError, DataUnavailableError
 from odtlib.data.uci import fetch_uci
 
-# the papers' encoded data (odtlib/data/papers.py, owned by the encoders helper)
+# the papers' encoded data (odtlib/data/papers.py)
 from odtlib.data.papers import list_paper_datasets, paper_dataset
 
 __all__ = [

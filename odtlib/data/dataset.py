@@ -66,6 +66,10 @@ def load_dataset(name: str, variant: str | None = None, *, shuffle: bool = False
                  random_state: int | np.random.Generator | None = 0) -> Dataset:
     """Load a registered UCI dataset (from cache, mirror or download; see :mod:`odtlib.data.sources`).
 
+    ``name`` is a registry slug (``list_datasets()``) or another spelling of one: the papers' names
+    (``house-votes-84`` for ``congressional-voting``, ``car_evaluation`` for ``car-evaluation``), any case,
+    ``_`` or spaces for ``-`` (:func:`odtlib.data.registry.resolve_name`); ``Dataset.name`` is the slug.
+
     Without `variant`, the dataset is the one counted in the project's manifest (all files of a
     train/test split, missing values as NaN); `list_variants(name)` lists the paper-specific choices.
     Row and class counts are checked against the registry.
@@ -98,7 +102,7 @@ def load_dataset(name: str, variant: str | None = None, *, shuffle: bool = False
         )
     if shuffle:
         X, y = _shuffled(X, y, random_state)
-    return Dataset(X=X, y=y, name=name, variant=chosen.name, uci_id=spec.uci_id, feature_kinds=kinds,
+    return Dataset(X=X, y=y, name=spec.slug, variant=chosen.name, uci_id=spec.uci_id, feature_kinds=kinds,
                    description=chosen.description or spec.title)
 
 

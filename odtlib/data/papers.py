@@ -63,6 +63,7 @@ else:  # pragma: no cover - Python 3.10
 
 from odtlib.data.dataset import load_dataset
 from odtlib.data.errors import DatasetNotFoundError
+from odtlib.data.registry import normalized_name, resolve_name
 from odtlib.data.multivariate import (
     LabelChangeThresholdCoder,
     LinearQuantileThresholdCoder,
@@ -210,6 +211,11 @@ def list_paper_datasets(paper, role: str | None = None) -> list[str]:
     return [name for name, spec in specs.items() if role is None or spec.role == role]
 
 
+def paper_names() -> list[tuple[str, str, str | None]]:
+    """``(name, registry slug, variant)`` of every dataset of every paper, by the name in the paper's table."""
+    return [(name, spec.slug, spec.variant) for specs in _specs().values() for name, spec in specs.items()]
+
+
 def paper_dataset_spec(paper, name: str) -> PaperDatasetSpec:
     """The recorded choices for one dataset of a paper (slug, cleaning, encodings, paper counts).
 
@@ -220,9 +226,9 @@ def paper_dataset_spec(paper, name: str) -> PaperDatasetSpec:
     specs = _specs()[_paper_key(paper)]
     if name in specs:
         return specs[name]
-    wanted = str(name).casefold()
+    wanted = {normalized_name(name), normalized_name(resolve_name(name))}
     matches = [n for n, spec in specs.items()
-               if wanted in {a.casefold() for a in (n, spec.slug, *spec.aliases)}]
+               if wanted & {normalized_name(a) for a in (n, spec.slug, *spec.aliases)}]
     if len(matches) == 1:
         return specs[matches[0]]
     if matches:

@@ -9,6 +9,7 @@ the cleaning choices made by the papers; a variant only lists what differs from 
 from __future__ import annotations
 
 import difflib
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -183,14 +184,49 @@ def registry() -> dict[str, DatasetSpec]:
     return {slug: _dataset(slug, t) for slug, t in tables.items()}
 
 
-def get_spec(name: str) -> DatasetSpec:
-    """The registry entry of `name`; unknown names raise with the closest slugs."""
+def normalized_name(name: str) -> str:
+    """A dataset name compared loosely: case-folded, runs of spaces and underscores as one hyphen
+    (``car_evaluation`` = ``Car Evaluation`` = ``car-evaluation``)."""
+    return re.sub(r"[\s_]+", "-", str(name).strip()).casefold()
+
+
+@lru_cache(maxsize=1)
+def aliases() -> dict[str, str]:
+    """Other names of the registered datasets -> their slug: the papers' names for them (``house-votes-84``,
+    ``car_evaluation``, ``Congressional Voting Records``; :mod:`odtlib.data.papers`) when they name a single
+    dataset, normalised (:func:`normalized_name`). A paper's name for other files than the default's (``monk3``:
+    the variant ``monks-3-train``) is no alias: it would load the wrong rows."""
+    from odtlib.data.papers import paper_names
+
     entries = registry()
-    if name not in entries:
+    slugs_of: dict[str, set[str]] = {}
+    for name, slug, variant in paper_names():
+        spec = entries.get(slug)  # None: a paper's dataset outside the registry (heloc)
+        if spec is not None and (variant is None or spec.variant(variant).files == spec.variant(None).files):
+            slugs_of.setdefault(normalized_name(name), set()).add(slug)
+    table = {key: slugs.pop() for key, slugs in slugs_of.items() if len(slugs) == 1 and key not in entries}
+    table.update({normalized_name(slug): slug for slug in entries})
+    return table
+
+
+def resolve_name(name: str) -> str:
+    """The registry slug of ``name``: a slug, or a spelling of one, or a paper's name for a dataset
+    (:func:`aliases`); unknown names are returned unchanged."""
+    if name in registry():
+        return name
+    return aliases().get(normalized_name(name), name)
+
+
+def get_spec(name: str) -> DatasetSpec:
+    """The registry entry of `name` (a slug or an alias, :func:`resolve_name`); unknown names raise with the
+    closest slugs."""
+    entries = registry()
+    slug = resolve_name(name)
+    if slug not in entries:
         close = difflib.get_close_matches(str(name), list(entries), n=5, cutoff=0.5)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         raise DatasetNotFoundError(
             f"unknown dataset {name!r}.{hint} list_datasets() gives all {len(entries)} names; "
             "fetch_uci(uci_id) loads any other UCI dataset."
         )
-    return entries[name]
+    return entries[slug]
