@@ -12,6 +12,7 @@ from odtlib.models.categorical_odt import CategoricalODT
 from odtlib.models.flowoct import FlowOCT
 from odtlib.models.oct import OCT
 from odtlib.models.octh import OCTH
+from odtlib.models.optimal_tree import OptimalTreeClassifier
 from odtlib.models.regularized_bendoct import RegularizedBendOCT
 from odtlib.models.regularized_flowoct import RegularizedFlowOCT
 from odtlib.models.soct import SOCT
@@ -21,4 +22,4 @@ from odtlib.models.svm1odt import SVM1ODT
 
 __all__ = ["ODTClassifier", "MIPTreeClassifier", "NotProvedOptimalWarning", "CategoricalODT", "FlowOCT",
            "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT",
-           "SVMTreeClassifier", "SVM1ODT"]
+           "SVMTreeClassifier", "SVM1ODT", "OptimalTreeClassifier"]

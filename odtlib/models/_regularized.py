@@ -34,6 +34,7 @@ class RegularizedContext(FitContext):
 
     leaf_penalty: float = 0.0
     eqp: object | None = None   # the EQPInequalities added to the master, or None
+    max_memory: float | None = None   # bytes D2S may hold and allocate (None: a quarter of the machine's memory)
 
     @property
     def alpha(self) -> float:
@@ -43,14 +44,15 @@ class RegularizedContext(FitContext):
     @cached_property
     def d2s(self) -> Depth2Solver:
         """The depth-2 subroutine on this training set (its cache lives as long as the fit)."""
-        return Depth2Solver(self.X01, self.y, n_classes=self.n_classes)
+        return Depth2Solver(self.X01, self.y, n_classes=self.n_classes, max_memory=self.max_memory)
 
 
 class RegularizedTreeClassifier(FlowModelClassifier):
     """Shared plumbing of the paper-003 estimators (not used directly)."""
 
     def _context(self, X, y) -> RegularizedContext:
-        return RegularizedContext(X, y, self.classes_, depth=self.depth, leaf_penalty=self.leaf_penalty)
+        return RegularizedContext(X, y, self.classes_, depth=self.depth, leaf_penalty=self.leaf_penalty,
+                                  max_memory=getattr(self, "max_memory", None))
 
     def _objective_step(self, ctx):
         """Objective (1) is ``(q·correct - n·p·leaves) / (n·q)`` for λ = p/q: steps of 1/(n·q)."""

@@ -214,6 +214,11 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         The solver's own parameters, passed to :func:`odtlib.solvers.solve` (after ours, so they win).
     keep_model : bool, default False
         Keep the solved Pyomo master as ``model_``.
+    max_memory : float or None, default None
+        Bytes the exact subroutines (D2S and the depth-3 scan) may hold and allocate; None: a quarter of the
+        machine's memory (:mod:`odtlib.models.accel.memory`). They score root features in chunks that fit, the
+        path-bound cuts drop to height 2 when the depth-3 scan does not fit (``path_bound_height_`` says which
+        height ran), and data on which D2S does not fit at all are refused with the size they need.
 
     The defaults are the paper's best configuration -- recursive disaggregated EQP with group selection,
     |F*| <= 2, PBCP with BNS and BSt, polishing, no strengthened cuts -- with three changes of ours, all
@@ -225,7 +230,8 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
 
     After ``fit``: ``tree_``, ``solve_result_`` (objective = accuracy - λ·leaves; ``extra`` holds the
     heuristic's statistics on SCIP), ``warm_start_objective_`` (of the polished start, or None) and, when D2S
-    ran, ``d2s_stats_`` (its cache statistics: calls, hits, seconds).
+    ran, ``d2s_stats_`` (its cache statistics: calls, hits, seconds); with path-bound cuts,
+    ``path_bound_height_`` (``path_bound_height``, or 2 when the depth-3 scan did not fit ``max_memory``).
     """
 
     PAPER_METHODS = {
@@ -258,7 +264,8 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         eqp=[StrOptions({"auto", *EQP_FAMILIES}), None], eqp_disaggregated=["boolean"],
         eqp_group_selection=["boolean"], eqp_max_split=[Interval(numbers.Integral, 1, 3, closed="both")],
         path_bound_cuts=["boolean"], path_bound_negative_samples=["boolean"], path_bound_structure=["boolean"],
-        path_bound_height=[Interval(numbers.Integral, 2, 3, closed="both")], top_down_branching=["boolean"])
+        path_bound_height=[Interval(numbers.Integral, 2, 3, closed="both")], top_down_branching=["boolean"],
+        max_memory=[Interval(numbers.Real, 0, None, closed="neither"), None])
 
     def __init__(self, *, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "scip",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
@@ -266,7 +273,8 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
                  eqp: str | None = "auto", eqp_disaggregated: bool = True, eqp_group_selection: bool = True,
                  eqp_max_split: int = 2, path_bound_cuts: bool = True, path_bound_negative_samples: bool = True,
                  path_bound_structure: bool = True, path_bound_height: int = 3, top_down_branching: bool = True,
-                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False,
+                 max_memory: float | None = None):
         store_parameters(self, locals())
 
     # ------------------------------------------------------------------ what runs where

@@ -27,6 +27,13 @@ The count products run on one BLAS thread: these matrices are small (F <= ~100 c
 OpenBLAS spent ~30 ms per product waking its threads on a busy 2-core machine against 0.1 ms on one thread
 (tic-tac-toe, 958 x 27), which made D2S, not the MIP, the largest cost of a depth-2 fit.
 
+**Memory.** The pair counts take K·F^2 numbers and the depth-3 scan's triple counts K·F^3: on the class-change
+thresholds of a continuous dataset (banknote: F = 1,515) the latter alone would be 51.8 GiB. Both are therefore
+computed for a chunk of root features at a time, the largest chunk whose peak (:func:`depth2_bytes`,
+:func:`depth3_bytes`) fits the budget of a :class:`MemoryPlan`; the result does not depend on the chunk. A
+:class:`Depth2Solver` whose budget cannot hold the depth-3 scan for one root feature reports ``max_depth == 2``,
+and one that cannot hold D2S for one root feature is refused (:class:`~odtlib.models.accel.memory.MemoryBudgetError`).
+
 **Ties.** Among optimal subtrees the one with the fewest leaves is returned, then the smallest root feature,
 then the smallest child features, then the smallest class (the paper breaks ties by smallest features).
 
@@ -51,9 +58,11 @@ from typing import Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from odtlib.models.accel.memory import MemoryBudgetError, format_bytes, resolve_max_memory
 from odtlib.tree import Tree
 
-__all__ = ["Depth2Subtree", "D2SResult", "solve_depth2", "Depth2Solver", "CacheInfo", "one_blas_thread"]
+__all__ = ["Depth2Subtree", "D2SResult", "solve_depth2", "Depth2Solver", "CacheInfo", "MemoryPlan", "one_blas_thread",
+           "depth2_bytes", "depth3_bytes"]
 
 
 # ---------------------------------------------------------------------------------------------- results
@@ -234,40 +243,44 @@ def _check_features(features: Any, n_features: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------- algorithm
-def _frequency_counts(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, pairs: bool
-                      ) -> tuple[np.ndarray, np.ndarray | None]:
-    """FQ1[f, k] and (if ``pairs``) FQ11[f1, f2, k] of Appendix B.1, stored class first (``FQ1[k, f]``,
-    ``FQ11[k, f1, f2]``): the maxima over classes are then elementwise maxima of contiguous slices, much faster
-    than reductions along a short last axis.
-
-    FQ11[k] is one BLAS product X_k^T diag(w_k) X_k over the rows X_k of class k, so all classes
-    together cost one n x F x F product; with unit weights it is the symmetric product X_k^T X_k. As x^2 = x
-    on binary data, FQ1[k] is the diagonal of FQ11[k].
-    """
-    FQ1 = np.zeros((n_classes, X.shape[1]))
-    FQ11 = np.zeros((n_classes, X.shape[1], X.shape[1])) if pairs else None
-    for k in range(n_classes):
-        rows = y == k
-        X_k = X[rows]
-        if not pairs:
-            FQ1[k] = w[rows] @ X_k
-            continue
-        FQ11[k] = _pair_counts(X_k, w[rows])
-        FQ1[k] = np.diagonal(FQ11[k])
-    return FQ1, FQ11
+def _chunks(n_features: int, chunk: int | None) -> list[slice]:
+    """The root features 0..F-1 in consecutive slices of at most ``chunk`` (all at once when None)."""
+    step = n_features if chunk is None else max(1, int(chunk))
+    return [slice(start, min(start + step, n_features)) for start in range(0, n_features, step)]
 
 
-def _triple_counts(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int) -> np.ndarray:
-    """FQ111[k, r, f1, f2] = sum_{i: y_i = k} w_i x_ir x_if1 x_if2: the pair counts FQ11 of the rows with
-    x_r = 1, for every feature r: one product X^T diag(w) X per class and feature over those rows (symmetric
-    with unit weights), n·F^3/2 multiply-adds in all."""
-    n_features = X.shape[1]
-    FQ111 = np.zeros((n_classes, n_features, n_features, n_features))
-    for k in range(n_classes):
-        X_k, w_k = X[y == k], w[y == k]
-        for r in range(n_features):
+def _rows_by_class(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int
+                   ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(rows of X of class k, their weights) for every class k."""
+    return [(X[y == k], w[y == k]) for k in range(n_classes)]
+
+
+def _single_counts(by_class: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """FQ1[k, f] = sum_{i: y_i = k} w_i x_if of Appendix B.1, stored class first: the maxima over classes are
+    then elementwise maxima of contiguous slices, much faster than reductions along a short last axis."""
+    return np.stack([w_k @ X_k for X_k, w_k in by_class])
+
+
+def _pair_counts_of_roots(by_class: list[tuple[np.ndarray, np.ndarray]], roots: slice) -> np.ndarray:
+    """FQ11[k, f1, f2] = sum_{i: y_i = k} w_i x_if1 x_if2 for the root features f1 in ``roots`` and every f2:
+    one BLAS product X_k[:, roots]^T diag(w_k) X_k per class (the symmetric X_k^T X_k when ``roots`` covers
+    every feature and the weights are 1)."""
+    n_features = by_class[0][0].shape[1]
+    if roots.start == 0 and roots.stop == n_features:
+        return np.stack([_pair_counts(X_k, w_k) for X_k, w_k in by_class])
+    return np.stack([(X_k[:, roots] * w_k[:, None]).T @ X_k for X_k, w_k in by_class])
+
+
+def _triple_counts(by_class: list[tuple[np.ndarray, np.ndarray]], roots: slice) -> np.ndarray:
+    """FQ111[k, r, f1, f2] = sum_{i: y_i = k} w_i x_ir x_if1 x_if2 for the root features r in ``roots``: the pair
+    counts FQ11 of the rows with x_r = 1, one product X^T diag(w) X per class and root over those rows
+    (symmetric with unit weights), n·F^2/2 multiply-adds per root."""
+    n_features = by_class[0][0].shape[1]
+    FQ111 = np.empty((len(by_class), roots.stop - roots.start, n_features, n_features))
+    for k, (X_k, w_k) in enumerate(by_class):
+        for j, r in enumerate(range(roots.start, roots.stop)):
             on = X_k[:, r] > 0.5
-            FQ111[k, r] = _pair_counts(X_k[on], w_k[on])
+            FQ111[k, j] = _pair_counts(X_k[on], w_k[on])
     return FQ111
 
 
@@ -288,15 +301,17 @@ def one_blas_thread():
     return _blas_controller().limit(limits=1, user_api="blas")
 
 
-def _grandchild_counts(N: np.ndarray, FQ1: np.ndarray, FQ11: np.ndarray) -> dict[str, np.ndarray]:
+def _grandchild_counts(N: np.ndarray, FQ1_root: np.ndarray, FQ1_child: np.ndarray, FQ11: np.ndarray
+                       ) -> dict[str, np.ndarray]:
     """Class counts (axis 0) of the four grandchildren for root feature f1 (axis -2), child feature f2 (axis -1),
-    eqs. (27)-(30); the key gives the directions "root child" with 0 = left (x == 0), 1 = right. Axes between
-    the class and the features, if any, index several sample sets solved at once."""
+    eqs. (27)-(30); the key gives the directions "root child" with 0 = left (x == 0), 1 = right. ``FQ1_root``
+    holds the single counts of the root features (a chunk of them), ``FQ1_child`` those of every child feature.
+    Axes between the class and the features, if any, index several sample sets solved at once."""
     return {
         "11": FQ11,
-        "10": FQ1[..., :, None] - FQ11,
-        "01": FQ1[..., None, :] - FQ11,
-        "00": N[..., None, None] - FQ1[..., :, None] - FQ1[..., None, :] + FQ11,
+        "10": FQ1_root[..., :, None] - FQ11,
+        "01": FQ1_child[..., None, :] - FQ11,
+        "00": N[..., None, None] - FQ1_root[..., :, None] - FQ1_child[..., None, :] + FQ11,
     }
 
 
@@ -311,37 +326,37 @@ def _best_child_split(left_counts: np.ndarray, right_counts: np.ndarray) -> tupl
 class _RootSplits:
     """Eqs. (34)-(39) for every root feature (last axis; leading axes index several sample sets): ``value`` of
     the best subtree with that root split and, per side "0" (x == 0) / "1", whether the child splits
-    (``expand``), on which feature (``child_feature``, depth 2 only), with the counts that scored it."""
+    (``expand``) and on which feature (``child_feature``, depth 2 only)."""
 
     value: np.ndarray
     expand: dict[str, np.ndarray]
     child_feature: dict[str, np.ndarray]
-    child_counts: dict[str, np.ndarray]
-    grand: dict[str, np.ndarray] | None
 
 
-def _root_splits(N: np.ndarray, FQ1: np.ndarray, FQ11: np.ndarray | None, alpha: float, tol: float
-                 ) -> _RootSplits:
+def _root_splits(N: np.ndarray, FQ1: np.ndarray, FQ11: np.ndarray | None, alpha: float, tol: float,
+                 FQ1_child: np.ndarray | None = None) -> _RootSplits:
     """Each child of the root a leaf (depth 1) or, with pair counts ``FQ11`` (depth 2), its best split when
-    that is strictly better after the penalty."""
-    child_counts = {"0": N[..., None] - FQ1, "1": FQ1}                   # (K, ..., F)
-    child_value = {d: c.max(axis=0) - alpha for d, c in child_counts.items()}
+    that is strictly better after the penalty. ``FQ1`` are the single counts of the root features scored (a
+    chunk of them when ``FQ1_child``, the counts of every child feature, is given)."""
+    child_value = {"0": (N[..., None] - FQ1).max(axis=0) - alpha, "1": FQ1.max(axis=0) - alpha}
     expand = {d: np.zeros(v.shape, dtype=bool) for d, v in child_value.items()}
     child_feature: dict[str, np.ndarray] = {}
-    grand = None if FQ11 is None else _grandchild_counts(N, FQ1, FQ11)
-    if grand is not None:
+    if FQ11 is not None:
+        grand = _grandchild_counts(N, FQ1, FQ1 if FQ1_child is None else FQ1_child, FQ11)
         for d in ("0", "1"):
             split_score, child_feature[d] = _best_child_split(grand[d + "0"], grand[d + "1"])
             expand[d] = split_score - 2 * alpha > child_value[d] + tol
             child_value[d] = np.where(expand[d], split_score - 2 * alpha, child_value[d])
-    return _RootSplits(child_value["0"] + child_value["1"], expand, child_feature, child_counts, grand)
+    return _RootSplits(child_value["0"] + child_value["1"], expand, child_feature)
 
 
-def _optimal_subtree(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, depth: int, alpha: float
-                     ) -> tuple[Depth2Subtree, float]:
+def _optimal_subtree(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, depth: int, alpha: float,
+                     chunk: int | None = None) -> tuple[Depth2Subtree, float]:
     """Eqs. (27)-(40) on validated arrays: (optimal sparse subtree, its weighted correct count).
 
     ``X`` is the float 0/1 matrix of the candidate features only; features in the result index its columns.
+    ``chunk``: how many root features are scored at once (all when None); the pair counts then take
+    K·chunk·F numbers instead of K·F^2 (:func:`depth2_bytes`), with the same result.
     """
     n_features = X.shape[1]
     N = np.bincount(y, weights=w, minlength=n_classes)
@@ -350,55 +365,117 @@ def _optimal_subtree(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int
     if depth == 0 or n_features == 0:
         return leaf_only
 
+    by_class = _rows_by_class(X, y, w, n_classes)
+    value = np.empty(n_features)
+    expand = {d: np.zeros(n_features, dtype=bool) for d in ("0", "1")}
+    child_feature = {d: np.zeros(n_features, dtype=np.int64) for d in ("0", "1")}
     with one_blas_thread():
-        FQ1, FQ11 = _frequency_counts(X, y, w, n_classes, pairs=depth == 2)
-    splits = _root_splits(N, FQ1, FQ11, alpha, tol)
-    leaves = 2 + splits.expand["0"].astype(int) + splits.expand["1"].astype(int)
+        FQ1 = _single_counts(by_class)
+        for roots in _chunks(n_features, chunk):
+            FQ11 = _pair_counts_of_roots(by_class, roots) if depth == 2 else None
+            splits = _root_splits(N, FQ1[:, roots], FQ11, alpha, tol, FQ1_child=FQ1)
+            value[roots] = splits.value
+            for d in ("0", "1"):
+                expand[d][roots] = splits.expand[d]
+                if depth == 2:
+                    child_feature[d][roots] = splits.child_feature[d]
+    leaves = 2 + expand["0"].astype(int) + expand["1"].astype(int)
 
-    best = splits.value.max()
+    best = value.max()
     if N.max() - alpha >= best - tol:                            # (40): the single leaf wins ties
         return leaf_only
-    root = int(np.argmin(np.where(splits.value >= best - tol, leaves, np.iinfo(np.int64).max)))
-
-    branch, leaf = {1: root}, {}
-    correct = 0.0
+    root = int(np.argmin(np.where(value >= best - tol, leaves, np.iinfo(np.int64).max)))
+    branch = {1: root}
     for d, node in (("0", 2), ("1", 3)):
-        if splits.expand[d][root]:
-            f2 = int(splits.child_feature[d][root])
-            branch[node] = f2
-            for d2, grandchild in (("0", 2 * node), ("1", 2 * node + 1)):
-                counts = splits.grand[d + d2][:, root, f2]
-                leaf[grandchild] = int(counts.argmax())
-                correct += float(counts.max())
-        else:
-            counts = splits.child_counts[d][:, root]
-            leaf[node] = int(counts.argmax())
-            correct += float(counts.max())
-    return Depth2Subtree(branch, leaf), correct
+        if expand[d][root]:
+            branch[node] = int(child_feature[d][root])
+    return _labelled(branch, X, y, w, n_classes)
 
 
-def _best_depth3_root(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, alpha: float) -> int | None:
+def _labelled(branch: dict[int, int], X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int
+              ) -> tuple[Depth2Subtree, float]:
+    """The subtree with splits ``branch``, each leaf labelled with its heaviest class (smallest on ties), and its
+    weighted correct count."""
+    leaves = [c for m in branch for c in (2 * m, 2 * m + 1) if c not in branch]
+    routing = Depth2Subtree(branch, {m: 0 for m in leaves})
+    counts = np.zeros((max(leaves) + 1, n_classes))
+    np.add.at(counts, (routing.apply(X), y), w)
+    leaf = {m: int(counts[m].argmax()) for m in leaves}
+    return Depth2Subtree(branch, leaf), float(sum(counts[m].max() for m in leaves))
+
+
+def _best_depth3_root(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, alpha: float,
+                      chunk: int | None = None) -> int | None:
     """Root feature (a column of ``X``) of an optimal sparse tree of depth <= 3, or None when the single leaf is
     optimal: a tree of depth <= 3 is a leaf or a root split r with subtrees of depth <= 2 on its two sides, so
-    the best r maximises D2S(x_r == 0 side) + D2S(x_r == 1 side). All 2F sides are scored at once from the
-    triple counts: the side x_r == 1 has N = FQ1[:, r], FQ1 = FQ11[:, r], FQ11 = FQ111[:, r]; the side x_r == 0
-    the differences with the whole set's counts. Ties go to the smallest r."""
+    the best r maximises D2S(x_r == 0 side) + D2S(x_r == 1 side). The 2F sides are scored from the triple
+    counts, ``chunk`` roots r at a time (all when None; :func:`depth3_bytes`): the side x_r == 1 has
+    N = FQ1[:, r], FQ1 = FQ11[:, r], FQ11 = FQ111[:, r]; the side x_r == 0 the differences with the whole
+    set's counts. Ties go to the smallest r."""
     N = np.bincount(y, weights=w, minlength=n_classes)
     tol = 1e-9 * max(1.0, float(N.sum()))
-    if X.shape[1] == 0:
+    n_features = X.shape[1]
+    if n_features == 0:
         return None
+    by_class = _rows_by_class(X, y, w, n_classes)
+    total = np.empty(n_features)
     with one_blas_thread():
-        FQ1, FQ11 = _frequency_counts(X, y, w, n_classes, pairs=True)
-        FQ111 = _triple_counts(X, y, w, n_classes)
-    total = np.zeros(X.shape[1])
-    left = (N[:, None] - FQ1, FQ1[:, None, :] - FQ11, FQ11[:, None] - FQ111)
-    for N_side, FQ1_side, FQ11_side in (left, (FQ1, FQ11, FQ111)):
-        splits = _root_splits(N_side, FQ1_side, FQ11_side, alpha, tol)
-        total += np.maximum(N_side.max(axis=0) - alpha, splits.value.max(axis=-1))     # (40) on each side
+        FQ1 = _single_counts(by_class)
+        FQ11 = _pair_counts_of_roots(by_class, slice(0, n_features))
+        for roots in _chunks(n_features, chunk):
+            FQ111 = _triple_counts(by_class, roots)
+            left = _side_value(N[:, None] - FQ1[:, roots], FQ1[:, None, :] - FQ11[:, roots],
+                               FQ11[:, None] - FQ111, alpha, tol)
+            total[roots] = left + _side_value(FQ1[:, roots], FQ11[:, roots], FQ111, alpha, tol)
+            del FQ111
     best = total.max()
     if N.max() - alpha >= best - tol:
         return None
     return int(np.argmax(total >= best - tol))
+
+
+def _side_value(N: np.ndarray, FQ1: np.ndarray, FQ11: np.ndarray, alpha: float, tol: float) -> np.ndarray:
+    """D2S's optimal value on one side of each root split (axis 0 after the classes): the best of the single
+    leaf (40) and the best depth-2 subtree."""
+    splits = _root_splits(N, FQ1, FQ11, alpha, tol)
+    return np.maximum(N.max(axis=0) - alpha, splits.value.max(axis=-1))
+
+
+# ---------------------------------------------------------------------------------------------- memory
+_FLOAT = 8       # bytes of a float64 count
+
+
+def depth2_bytes(n_samples: int, n_features: int, n_classes: int, roots: int) -> int:
+    """Peak bytes of one D2S solve scoring ``roots`` root features at a time: the rows' copies (the features of
+    the sample set, split by class, and a weighted copy: 4·n·F), the single counts (4·K·F) and, per root
+    feature, its pair counts and the grandchild counts of eqs. (27)-(30) with their temporaries (6·K·F) and
+    the child-split scores (4·F)."""
+    n, F, K = n_samples, n_features, n_classes
+    return _FLOAT * (4 * n * F + 4 * K * F + roots * F * (6 * K + 4))
+
+
+def depth3_bytes(n_samples: int, n_features: int, n_classes: int, roots: int) -> int:
+    """Peak bytes of the depth-3 root scan scoring ``roots`` root features at a time: D2S's fixed part, every
+    pair count (K·F^2) and, per root feature, its triple counts, the x_r == 0 side's pair counts, that side's
+    grandchild counts with their temporaries (7·K·F^2 in all) and the child-split scores (3·F^2)."""
+    n, F, K = n_samples, n_features, n_classes
+    return depth2_bytes(n, F, K, 1) + _FLOAT * (K * F * F + roots * F * F * (7 * K + 3))
+
+
+def _largest_chunk(cost, n_features: int, budget: int) -> int:
+    """The largest number of root features (at most F) whose ``cost(roots)`` fits ``budget``; 0 if none."""
+    if n_features == 0 or cost(n_features) <= budget:
+        return n_features
+    lo, hi = 0, n_features                  # cost(lo) fits (or lo == 0), cost(hi) does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if cost(mid) <= budget else (lo, mid)
+    return lo
+
+
+def _cache_entry_bytes(n_samples: int) -> int:
+    """Bytes of one cached result: its correct-set mask, its row indices and key (n/8), and ~2 KiB of objects."""
+    return n_samples * (1 + _FLOAT) + n_samples // 8 + 2048
 
 
 def _relabel_features(subtree: Depth2Subtree, features: np.ndarray) -> Depth2Subtree:
@@ -406,9 +483,9 @@ def _relabel_features(subtree: Depth2Subtree, features: np.ndarray) -> Depth2Sub
 
 
 def _solve(X_all: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, features: np.ndarray,
-           depth: int, alpha: float) -> D2SResult:
+           depth: int, alpha: float, chunk: int | None = None) -> D2SResult:
     X = X_all if features.size == X_all.shape[1] else X_all[:, features]   # features: sorted, unique
-    local, n_correct = _optimal_subtree(X, y, w, n_classes, depth, alpha)
+    local, n_correct = _optimal_subtree(X, y, w, n_classes, depth, alpha, chunk)
     subtree = _relabel_features(local, features)
     correct = subtree.predict(X_all) == y
     correct.setflags(write=False)
@@ -418,7 +495,7 @@ def _solve(X_all: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, feat
 
 # ---------------------------------------------------------------------------------------------- public API
 def solve_depth2(X: Any, y: Any, depth: int = 2, leaf_penalty: float = 0.0, sample_weight: Any = None,
-                 n_classes: int | None = None, features: Any = None) -> D2SResult:
+                 n_classes: int | None = None, features: Any = None, max_memory: float | None = None) -> D2SResult:
     """D2S of paper 003: the optimal sparse tree of depth <= ``depth`` (0, 1 or 2) and its value.
 
     Parameters
@@ -432,6 +509,9 @@ def solve_depth2(X: Any, y: Any, depth: int = 2, leaf_penalty: float = 0.0, samp
     sample_weight : optional non-negative weight per sample (counts become weighted sums).
     n_classes : K when some classes are absent from ``y`` (leaf labels stay in 0..K-1).
     features : optional subset of column indices the splits may use (result features index X's columns).
+    max_memory : bytes the count arrays may take (None: a quarter of the machine's memory); the root features
+        are scored in chunks that fit (:func:`depth2_bytes`), and a :class:`MemoryBudgetError` names the size
+        when even one does not.
 
     Returns a :class:`D2SResult`: ``value = correct - leaf_penalty * leaves``, the subtree
     (``result.subtree`` for branch/leaf maps, ``result.tree`` as an :class:`odtlib.tree.Tree`) and the mask
@@ -440,8 +520,51 @@ def solve_depth2(X: Any, y: Any, depth: int = 2, leaf_penalty: float = 0.0, samp
     """
     X = _check_binary_matrix(X)
     y, n_classes = _check_labels(y, X.shape[0], n_classes)
-    return _solve(X, y, _check_weights(sample_weight, X.shape[0]), n_classes,
-                  _check_features(features, X.shape[1]), _check_depth(depth), _check_penalty(leaf_penalty))
+    features = _check_features(features, X.shape[1])
+    plan = MemoryPlan(X.shape[0], features.size, n_classes, resolve_max_memory(max_memory))
+    return _solve(X, y, _check_weights(sample_weight, X.shape[0]), n_classes, features, _check_depth(depth),
+                  _check_penalty(leaf_penalty), plan.depth2_chunk)
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """How the exact subroutines on n samples, F features and K classes fit a budget of ``max_memory`` bytes, of
+    which the caller already holds ``held`` (its data and cache): D2S scores ``depth2_chunk`` root features at a
+    time, the depth-3 scan ``depth3_chunk`` (0: the scan does not fit, so bounds stop at height 2). A
+    :class:`MemoryBudgetError` when D2S does not fit with one root feature at a time."""
+
+    n_samples: int
+    n_features: int
+    n_classes: int
+    max_memory: int
+    held: int = 0
+
+    def __post_init__(self) -> None:
+        needed = self.held + self.bytes(2, 1)
+        if self.n_features and needed > self.max_memory:
+            raise MemoryBudgetError(
+                f"the exact depth-2 subroutine (D2S) needs at least {format_bytes(needed)} for {self.n_samples} "
+                f"rows x {self.n_features} binary columns x {self.n_classes} classes, over max_memory = "
+                f"{format_bytes(self.max_memory)}; raise max_memory, or use fewer columns (fewer thresholds: "
+                "thresholds='quantile' or QuantileThresholdEncoder(k)) or fewer rows")
+
+    def bytes(self, depth: int, roots: int) -> int:
+        """Peak bytes of a solve of ``depth`` (2 or 3) scoring ``roots`` root features at a time."""
+        cost = depth3_bytes if depth == 3 else depth2_bytes
+        return cost(self.n_samples, self.n_features, self.n_classes, roots)
+
+    @property
+    def work(self) -> int:
+        """Bytes left for the count arrays of a solve."""
+        return self.max_memory - self.held
+
+    @property
+    def depth2_chunk(self) -> int:
+        return _largest_chunk(lambda roots: self.bytes(2, roots), self.n_features, self.work)
+
+    @property
+    def depth3_chunk(self) -> int:
+        return _largest_chunk(lambda roots: self.bytes(3, roots), self.n_features, self.work)
 
 
 @dataclass(frozen=True)
@@ -474,17 +597,28 @@ class Depth2Solver:
     entries keyed by (bitset of the subset, depth, leaf_penalty); the paper keys its cache by the branching
     path to the subtree root, which determines the subset, so keying by the subset itself also shares
     results between different paths that select the same samples. ``cache_info()`` reports the statistics.
+
+    **Memory.** Everything the solver holds or allocates stays within ``max_memory`` bytes (None: a quarter
+    of the machine's memory; :mod:`odtlib.models.accel.memory`): its float copy of X, the cache (at most a
+    quarter of the budget: ``maxsize`` is lowered to fit) and the count arrays of a solve, which score the
+    root features in chunks of ``plan.depth2_chunk`` (D2S) and ``plan.depth3_chunk`` (the depth-3 scan).
+    ``max_depth`` is 3 when the depth-3 scan fits with one root feature at a time, else 2; data on which D2S
+    does not fit at all raise a :class:`MemoryBudgetError` naming the size.
     """
 
     def __init__(self, X: Any, y: Any, sample_weight: Any = None, n_classes: int | None = None,
-                 features: Any = None, maxsize: int = 4096) -> None:
+                 features: Any = None, maxsize: int = 4096, max_memory: float | None = None) -> None:
         self.X = _check_binary_matrix(X)
         self.y, self.n_classes = _check_labels(y, self.X.shape[0], n_classes)
         self.sample_weight = _check_weights(sample_weight, self.X.shape[0])
         self.features = _check_features(features, self.X.shape[1])
         if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
             raise ValueError(f"maxsize must be a positive integer, got {maxsize!r}")
-        self.maxsize = maxsize
+        self.max_memory = resolve_max_memory(max_memory)
+        entry = _cache_entry_bytes(self.n_samples)
+        self.maxsize = max(1, min(maxsize, self.max_memory // 4 // entry))
+        held = self.X.nbytes + 2 * self.n_samples * _FLOAT + self.maxsize * entry
+        self.plan = MemoryPlan(self.n_samples, self.features.size, self.n_classes, self.max_memory, held)
         self._cache: OrderedDict[tuple, D2SResult] = OrderedDict()
         self._hits = self._misses = self._evictions = 0
         self._seconds = 0.0
@@ -492,6 +626,12 @@ class Depth2Solver:
     @property
     def n_samples(self) -> int:
         return self.X.shape[0]
+
+    @property
+    def max_depth(self) -> int:
+        """The deepest subtree :meth:`solve` can give within the memory budget: 3, or 2 when the depth-3 scan
+        does not fit even one root feature at a time."""
+        return 3 if self.plan.depth3_chunk > 0 else 2
 
     def _mask(self, samples: Any) -> np.ndarray:
         if samples is None:
@@ -514,6 +654,11 @@ class Depth2Solver:
         of every feature (:func:`_best_depth3_root`) with D2S's subtrees (cached) on its two sides."""
         mask = self._mask(samples)
         depth, alpha = _check_depth(depth, max_depth=3), _check_penalty(leaf_penalty)
+        if depth > self.max_depth:
+            raise MemoryBudgetError(
+                f"the depth-3 scan needs at least {format_bytes(self.plan.held + self.plan.bytes(3, 1))} for "
+                f"{self.n_samples} rows x {self.features.size} columns, over max_memory = "
+                f"{format_bytes(self.max_memory)}; ask for depth <= {self.max_depth} (max_depth)")
         key = (np.packbits(mask).tobytes(), depth, alpha)
         cached = self._cache.get(key)
         if cached is not None:
@@ -533,7 +678,7 @@ class Depth2Solver:
     def _depth2(self, rows: np.ndarray, depth: int, alpha: float) -> D2SResult:
         start = time.perf_counter()
         result = _solve(self.X[rows], self.y[rows], self.sample_weight[rows], self.n_classes, self.features,
-                        depth, alpha)
+                        depth, alpha, self.plan.depth2_chunk)
         self._seconds += time.perf_counter() - start
         return D2SResult(result.value, result.n_correct, alpha, result.subtree, result.correct, rows)
 
@@ -547,7 +692,7 @@ class Depth2Solver:
         depth2 = self.solve(mask, depth=2, leaf_penalty=alpha)
         start = time.perf_counter()
         root = _best_depth3_root(self.X[rows][:, self.features], self.y[rows], self.sample_weight[rows],
-                                 self.n_classes, alpha)
+                                 self.n_classes, alpha, self.plan.depth3_chunk)
         self._seconds += time.perf_counter() - start
         if root is None:
             return depth2

@@ -32,6 +32,8 @@ n, and nested cuts agree on it -- its sides are the cached D2S subtrees the heig
 no depth-3 tree beats D2S it is D2S's own subtree -- so one optimal tree meets every cut.
 At depth 3 the root's cut (R_P = 0) bounds the whole master by the exact optimum and (26) fixes its structure,
 so the master closes at its first LP instead of enumerating root splits in the search.
+When the depth-3 scan does not fit the memory budget of the depth-2 solver (its ``max_depth`` is 2), the cuts
+bound subtrees of height 2 only, and the fit reports the height used as ``path_bound_height_``.
 """
 from __future__ import annotations
 
@@ -50,7 +52,8 @@ __all__ = ["PathBoundCuts"]
 
 class PathBoundCuts(CutFamily):
     """Algorithm 2 as a cut family (``cut(values)`` -> rows); ``max_height``: the height of the subtrees the
-    exact subroutine solves, 2 (D2S, the paper's) or 3 (the root-split scan, ours; module doc)."""
+    exact subroutine solves, 2 (D2S, the paper's) or 3 (the root-split scan, ours; module doc), lowered to 2
+    when the scan does not fit the memory budget."""
 
     integral_tol = 1e-4
     violation_tol = 1e-4
@@ -60,7 +63,8 @@ class PathBoundCuts(CutFamily):
         if max_height not in (2, 3):
             raise ValueError(f"max_height must be 2 (D2S) or 3 (the root-split scan), got {max_height!r}")
         self.ctx = ctx
-        self.max_height = max_height
+        self.max_height = min(max_height, ctx.d2s.max_depth)        # height 2 when the depth-3 scan does not fit
+        ctx.notes["path_bound_height_"] = self.max_height
         self.columns = TreeColumns(model)
         self.bound_negative_samples = bound_negative_samples
         self.bound_structure = bound_structure

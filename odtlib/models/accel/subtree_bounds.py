@@ -42,7 +42,10 @@ ordinal prefixes and suffixes of Section 4.4, max.card of Section 4.5), vectoris
 Groups must have at most one 1 per row (a row with no 1 in a group always goes right). Each subtree solve of
 height 2 costs O(D) time and memory per test, so data whose height-2 nodes have more than ``max_tests`` tests
 on all rows (2^16 by default; an unrestricted group with 17 or more values present) are refused; ``max_card``
-or ordinal groups lift the limit.
+or ordinal groups lift the limit. The arrays of one solve are sized before the first one
+(:meth:`SubsetSubtreeSolver.solve_bytes`) and data whose solves do not fit ``max_memory`` bytes (None: a quarter
+of the machine's memory, :mod:`odtlib.models.accel.memory`) are refused with that size; the cache of subtree
+values keeps at most a quarter of the budget.
 """
 from __future__ import annotations
 
@@ -53,6 +56,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from odtlib.models.accel.d2s import one_blas_thread
+from odtlib.models.accel.memory import MemoryBudgetError, format_bytes, resolve_max_memory
 from odtlib.solvers import LazyRowFamily, LinearRow, Values
 
 if TYPE_CHECKING:
@@ -110,11 +114,12 @@ class SubsetSubtreeSolver:
 
     ``A``: 0/1 data (N × d); ``positive``: i ∈ I+; ``groups``: the groups the model may test; ``class_weight``:
     C of (8a); ``ordinal``/``max_card``: the model's test restrictions (:func:`allowed_subsets`);
-    ``max_height``: 1 or 2, the highest subtree asked for.
+    ``max_height``: 1 or 2, the highest subtree asked for; ``max_memory``: the byte budget of the module docstring.
     """
 
     def __init__(self, A: np.ndarray, positive: np.ndarray, groups: list[Group], class_weight: float = 1.0, *,
-                 ordinal: bool = True, max_card: int | None = None, max_height: int = 2, max_tests: int = 2**16):
+                 ordinal: bool = True, max_card: int | None = None, max_height: int = 2, max_tests: int = 2**16,
+                 max_memory: float | None = None):
         A = np.asarray(A) > 0.5
         for g in groups:
             if (A[:, list(g.columns)].sum(axis=1) > 1).any():
@@ -130,13 +135,32 @@ class SubsetSubtreeSolver:
         bounds = np.cumsum([0] + [len(g.columns) for g in groups])
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.subsets = [allowed_subsets(len(g.columns), ordinal and g.ordinal, max_card) for g in groups]
-        if max_height >= 2:
-            self._check_test_count(max_tests)
-        self.value = lru_cache(maxsize=20000)(self._value)
+        self.max_memory = resolve_max_memory(max_memory)
+        n_tests = self._check_test_count(max_tests) if max_height >= 2 else 0
+        self._check_memory(n_tests)
+        entry = len(self.X) + 200                                     # a cached key (one byte per row) and value
+        self.value = lru_cache(maxsize=int(max(1, min(20000, self.max_memory // 4 // entry))))(self._value)
 
-    def _check_test_count(self, max_tests: int) -> None:
+    def solve_bytes(self, n_tests: int) -> int:
+        """Peak bytes of one subtree solve with ``n_tests`` tests at its height-2 node: the samples' columns
+        (2·N·D), the co-occurrence gains (D^2) and, per test, the left child's gains and the right child's
+        (D each) with the group maxima of both (2·D)."""
+        n, d = self.X.shape
+        return 8 * (2 * n * d + d * d + 4 * d * n_tests + 4 * n)
+
+    def _check_memory(self, n_tests: int) -> None:
+        needed = self.solve_bytes(n_tests) + self.X.nbytes
+        if needed > self.max_memory * 3 // 4:
+            raise MemoryBudgetError(
+                f"the subtree decomposition needs about {format_bytes(needed)} per subtree solve ({self.X.shape[0]} "
+                f"rows x {self.X.shape[1]} columns, {n_tests} tests per node of height 2), over three quarters of "
+                f"max_memory = {format_bytes(self.max_memory)}; raise max_memory, set max_card, drop groups, or "
+                "switch subtree_benders off")
+
+    def _check_test_count(self, max_tests: int) -> int:
         """Refuse data whose height-2 nodes have more than ``max_tests`` tests on the whole training set (an
-        upper bound on every subtree solve's count; each test costs O(D) work and memory per solve)."""
+        upper bound on every subtree solve's count; each test costs O(D) work and memory per solve); return the
+        count."""
         counts = [len(self._root_subsets(gi, self.X[:, part], count_only=True))
                   for gi, part in enumerate(self.slices)]
         if sum(counts) > max_tests:
@@ -146,6 +170,7 @@ class SubsetSubtreeSolver:
                 f"{sum(counts)} tests here, {counts[gi]} of them of group {self.groups[gi].name!r} (limit "
                 f"max_tests={max_tests}); set max_card (e.g. 2, the paper's comb-con), drop groups, or switch "
                 "subtree_benders off")
+        return sum(counts)
 
     def _root_subsets(self, gi: int, X_g: np.ndarray, count_only: bool = False) -> np.ndarray | range:
         """The tests of group ``gi`` at a height-2 node on samples whose group columns are ``X_g``, as left
