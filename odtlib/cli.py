@@ -179,6 +179,7 @@ def _parser() -> argparse.ArgumentParser:
     led.add_argument("--papers", nargs="*", help="paper numbers (default: all five)")
     led.add_argument("--results-dir", metavar="PATH", help="stored results (default: results/full of the checkout)")
     led.add_argument("--summary", action="store_true", help="only the verdicts counted per paper")
+    led.add_argument("--readme", metavar="README", help="rewrite the summary table between the README's markers")
     book = _subparser(sub, "book", "build the static site: README, claims ledger, executed notebooks, API")
     book.add_argument("--runs", nargs="*", default=["runs/full", "runs/quick"], metavar="FOLDER",
                       help="odtlib reproduce outputs whose executed notebooks the book shows, first found first")
@@ -453,9 +454,13 @@ def _cmd_book(args) -> int:
 
 
 def _cmd_claims(args) -> int:
-    from odtlib.experiments.claims import PAPERS, ledger, summary
+    from odtlib.experiments.claims import PAPERS, ledger, summary, update_readme
     from odtlib.experiments.report import markdown_table
 
+    if args.readme:
+        changed = update_readme(args.readme, results_dir=args.results_dir)
+        print(f"{args.readme}: claims summary {'updated' if changed else 'already current'}")
+        return 0
     table = ledger(args.papers or PAPERS, results_dir=args.results_dir)
     if args.summary:
         print(markdown_table(summary(table)))

@@ -90,3 +90,15 @@ def test_the_batch_report_opens_with_the_notebooks_claims(tmp_path):
     assert md.index("## Claims ledger") < md.index("## Notebooks")
     assert "1 confirmed" in md and md.count("A beats B") == 1     # not repeated in the notebook's section
     assert "<h2>Claims ledger</h2>" in (tmp_path / "report.html").read_text()
+
+
+def test_the_readme_summary_is_the_current_ledger():
+    """The README's claims table is generated (odtlib claims --readme README.md): it must match the stored
+    results, so a commit that adds results refreshes it."""
+    from pathlib import Path
+
+    from odtlib.experiments.claims import README_BEGIN, README_END, readme_summary
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split(README_BEGIN, 1)[1].split(README_END, 1)[0].strip()
+    assert block == readme_summary(), "run: odtlib claims --readme README.md"

@@ -217,6 +217,38 @@ def summary(ledger_frame: pd.DataFrame) -> pd.DataFrame:
     return counts.reset_index()
 
 
+README_BEGIN, README_END = "<!-- claims summary: begin (odtlib claims --readme README.md) -->", "<!-- claims summary: end -->"
+
+
+def stored_runs(paper: str, results_dir: str | os.PathLike | None = None) -> int:
+    """How many runs of ``paper`` are stored (all its experiments)."""
+    folder = Path(results_dir) if results_dir else stored_results_dir("full")
+    return sum(len(read_results(file)) for file in sorted((folder / f"paper{paper}").glob("*.csv.gz")))
+
+
+def readme_summary(results_dir: str | os.PathLike | None = None) -> str:
+    """The README's one-table summary of the ledger: per paper, the verdicts counted and the runs stored."""
+    table = ledger(declared_papers(), results_dir=results_dir)
+    counts = summary(table)
+    counts.insert(1, "stored runs", [stored_runs(paper, results_dir) for paper in counts["paper"]])
+    from odtlib.experiments.report import markdown_table
+
+    return markdown_table(counts)
+
+
+def update_readme(readme: str | os.PathLike, results_dir: str | os.PathLike | None = None) -> bool:
+    """Rewrite the summary between the README's claims markers; True when it changed."""
+    path = Path(readme)
+    text = path.read_text(encoding="utf-8")
+    if README_BEGIN not in text or README_END not in text:
+        raise ValueError(f"{path} has no claims-summary markers ({README_BEGIN} ... {README_END})")
+    head, rest = text.split(README_BEGIN, 1)
+    _old, tail = rest.split(README_END, 1)
+    new = f"{head}{README_BEGIN}\n{readme_summary(results_dir)}\n{README_END}{tail}"
+    path.write_text(new, encoding="utf-8")
+    return new != text
+
+
 def _num(value: float) -> str:
     return f"{value:.4g}" if isinstance(value, float) and not float(value).is_integer() else f"{value:.0f}"
 
