@@ -9,6 +9,9 @@ once, so every formulation rejects bad input with the same clear messages.
 from __future__ import annotations
 
 import numbers
+import os
+import sys
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,10 +31,32 @@ from odtlib.tree import Tree
 if TYPE_CHECKING:
     from odtlib.solvers import SolveResult
 
-__all__ = ["ODTClassifier"]
+__all__ = ["ODTClassifier", "warn_user"]
 
 _FALLBACK_SOLVERS = ("highs", "scip", "glpk", "gurobi", "cplex")
 _MAX_NAMED = 10  # how many offending columns an error message lists
+
+
+def _library_dirs() -> tuple[str, ...]:
+    """Folders whose frames a warning skips to reach the user's line: odtlib, scikit-learn (Pipeline,
+    cross-validation, the fit wrappers) and joblib (the sequential backend of ``n_jobs``)."""
+    import joblib
+    import sklearn
+
+    import odtlib
+
+    return tuple(os.path.dirname(module.__file__) + os.sep for module in (odtlib, sklearn, joblib))
+
+
+def warn_user(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` attributed to the first caller outside the libraries of :func:`_library_dirs`: the
+    user's ``fit`` line, also through a Pipeline or ``cross_val_score`` (the role of ``stacklevel``, whatever
+    the depth of odtlib's own calls in between)."""
+    library = _library_dirs()
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename.startswith(library):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level if frame is not None else 2)
 
 
 def _known_solvers() -> tuple[str, ...]:

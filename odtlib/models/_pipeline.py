@@ -12,9 +12,15 @@
     model = _build(ctx)                                 the Pyomo model of the paper's equations
     start = _start_values(ctx, model, tree)             from a CART tree or a given Tree (warm_start)
     callbacks = _callbacks(ctx, model)                  plug-ins (solvers.plugins), or None
-    solve(...)                                          gaps from _objective_step(ctx)
+    solve(...)                                          gaps from _objective_step(ctx); the better of the
+                                                        solver's incumbent and the start is loaded
     tree = _decode(ctx, model)                          the solved model as an odtlib Tree
     fitted attributes                                   tree_, solve_result_, _fitted_attributes(ctx)
+
+A time-limited fit therefore always returns a tree when it has a warm start (``warm_start=True``, the default,
+or a Tree): if the solver stops before its first incumbent, or with a worse one (GLPK takes no start), the
+start is the tree, ``solve_result_.from_warm_start`` is True, and a NotProvedOptimalWarning at the user's line
+gives the objective, the solver's bound if it had one, and the gap. Only a fit with neither raises.
 
 Nothing passes between hooks through ``self``: what one hook computes for another goes into ``ctx``
 (a :class:`FitContext`, or a subclass with the formulation's own fields). So a fitted estimator holds only
@@ -27,7 +33,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -37,7 +42,7 @@ import numpy as np
 import pyomo.environ as pyo
 from sklearn.exceptions import ConvergenceWarning
 
-from odtlib.models._base import ODTClassifier
+from odtlib.models._base import ODTClassifier, warn_user
 from odtlib.solvers import SolveResult, SolverCapabilityWarning, capabilities, solve, solver_tuning
 from odtlib.solvers.capabilities import EMULATED, MISSING
 from odtlib.solvers.result import relative_gap
@@ -269,7 +274,7 @@ class MIPTreeClassifier(ODTClassifier):
         result = self._solve(ctx, model, start, self._callbacks(ctx, model))
         if not result.has_solution:
             raise RuntimeError(f"{type(self).__name__}: the solver returned no tree (status {result.status!r}: "
-                               f"{result.message}); {self._no_tree_hint()}")
+                               f"{result.message}){self._start_note(start, result)}; {self._no_tree_hint()}")
         tree = self._decode(ctx, model)
         self._warn_if_not_proved(result)
         for name, value in ctx.notes.items():
@@ -291,20 +296,31 @@ class MIPTreeClassifier(ODTClassifier):
                        solver_options={**self._tuning(ctx), **(self.solver_options or {})})
         return round_bound(result, step, _maximizes(model))
 
+    @staticmethod
+    def _start_note(start, result: SolveResult) -> str:
+        """Why a warm start did not stand in for the missing incumbent (solvers.solve keeps a complete,
+        feasible start; see the StartRejectedWarning for an infeasible one)."""
+        if start is None or result.status in ("infeasible", "unbounded"):
+            return ""
+        return " and the warm start was incomplete or infeasible, so it could not be returned instead"
+
     def _no_tree_hint(self) -> str:
         if self.warm_start is False:
             return "raise time_limit, or set warm_start=True so that a time-limited solve always has a tree"
         return "raise time_limit"
 
     def _warn_if_not_proved(self, result: SolveResult) -> None:
+        """A NotProvedOptimalWarning at the user's line: why, the objective, the bound if known, the gap, and
+        whether the tree is the warm start (the solver found no better incumbent in its time)."""
         if result.status == "optimal" and (self.mip_gap is None or not result.gap):
             return
         why = {"optimal": f"optimal within mip_gap={self.mip_gap}",
                "time_limit": f"stopped at time_limit={self.time_limit} s"}.get(result.status, result.status)
         gap = "unknown" if result.gap is None else f"{100 * result.gap:.2f}%"
-        warnings.warn(f"{type(self).__name__}: the tree is not proved optimal ({why}): objective "
-                      f"{result.objective:.6g}, bound {_fmt(result.bound)}, gap {gap}", NotProvedOptimalWarning,
-                      stacklevel=4)
+        origin = (" it is the warm start, as the solver found no better tree in its time;"
+                  if result.from_warm_start else "")
+        warn_user(f"{type(self).__name__}: the tree is not proved optimal ({why}):{origin} objective "
+                  f"{result.objective:.6g}, bound {_fmt(result.bound)}, gap {gap}", NotProvedOptimalWarning)
 
     def _refuse_too_large(self, ctx: FitContext) -> None:
         terms = self._size_terms(ctx)
@@ -329,13 +345,11 @@ class MIPTreeClassifier(ODTClassifier):
                 raise ValueError(f"{type(self).__name__}: {need.switch} needs {need.kind} callbacks, which solver "
                                  f"{self.solver!r} cannot run; use solver='scip', or switch {need.switch} off")
             if level == MISSING:
-                warnings.warn(f"{type(self).__name__} on {self.solver!r}: {need.switch} only {need.without} "
-                              f"(the solver runs no {need.kind} callbacks; solver='scip' does)",
-                              SolverCapabilityWarning, stacklevel=5)
+                warn_user(f"{type(self).__name__} on {self.solver!r}: {need.switch} only {need.without} "
+                          f"(the solver runs no {need.kind} callbacks; solver='scip' does)", SolverCapabilityWarning)
             elif level == EMULATED:
-                warnings.warn(f"{type(self).__name__} on {self.solver!r}: {need.switch} runs by "
-                              f"{caps.how[need.kind]} (solver='scip' runs it inside the search)",
-                              SolverCapabilityWarning, stacklevel=5)
+                warn_user(f"{type(self).__name__} on {self.solver!r}: {need.switch} runs by "
+                          f"{caps.how[need.kind]} (solver='scip' runs it inside the search)", SolverCapabilityWarning)
 
     def _solver_tuning(self, strategy: str) -> dict:
         """Shortcut for :func:`odtlib.solvers.solver_tuning` on this estimator's solver."""

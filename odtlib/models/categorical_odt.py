@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -51,6 +50,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _num_features
 
 from odtlib.encoders import CategoricalEncoding, FeatureGroup
+from odtlib.models._base import warn_user
 from odtlib.models._pipeline import (
     FitContext,
     MIPTreeClassifier,
@@ -734,8 +734,8 @@ class CategoricalODT(MIPTreeClassifier):
         pos, neg = counts
         value = {"accuracy": pos + self.class_weight * neg, "sensitivity": pos, "specificity": neg}[self.maximize]
         if abs(value - objective) > 1e-6 * max(1.0, abs(objective)):
-            warnings.warn(f"CategoricalODT: the decoded tree scores {value} on the training data but the solver "
-                          f"reported {objective}; the solution may be fractional", RuntimeWarning, stacklevel=5)
+            warn_user(f"CategoricalODT: the decoded tree scores {value} on the training data but the solver "
+                      f"reported {objective}; the solution may be fractional", RuntimeWarning)
 
 
 @dataclass

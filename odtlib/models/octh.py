@@ -51,14 +51,16 @@ class OCTH(HyperplaneTreeClassifier):
     """Optimal multivariate tree by OCT-H (Bertsimas & Dunn 2017, as (8)-(10) of Boutilier et al. 2022).
 
     The same parameters, input contract and fitted attributes as :class:`~odtlib.models.SOCT` (μ = ε = 0.005
-    by default, M' = 2, ``routing_repair`` on SCIP), without the cut switches; the same ε-margin problem, a
-    weaker LP relaxation. Paper 002's baseline.
+    by default, M' = 2, ``routing_repair`` on SCIP, ``repaired_start`` on the other solvers), without the cut
+    switches; the same ε-margin problem, a weaker LP relaxation. Paper 002's baseline (with
+    ``repaired_start=False``: the paper's SVM start).
     """
 
-    _parameter_constraints = hyperplane_constraints(routing_repair=["boolean"])
+    _parameter_constraints = hyperplane_constraints(routing_repair=["boolean"], repaired_start=["boolean"])
 
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
-                 epsilon: float = 0.005, routing_repair: bool = True, solver: str = "highs",
+                 epsilon: float = 0.005, routing_repair: bool = True, repaired_start: bool = True,
+                 solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
                  warm_start=True,
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False):

@@ -126,6 +126,7 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
 
     requires_binary_features = False
     routing_repair = False      # the switch of the estimators that have it (SOCT, OCTH) is set by their __init__
+    repaired_start = False      # likewise
 
     def _context(self, X, y) -> FitContext:
         check_unit_interval(X, self._column_names(X.shape[1]), type(self).__name__)
@@ -161,10 +162,41 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
         return hyperplane_tree(ctx.depth, splits, labels)
 
     def _start_values(self, ctx, model, tree):
-        """Values of d, w, c, z (the routing of ``tree``, any univariate or hyperplane tree) and of the splits."""
+        """Values of d, w, c, z (the routing of ``tree``, any univariate or hyperplane tree) and of the splits;
+        with ``repaired_start`` (:meth:`_starts_from_repair`) those of the routing repair's tree from the data
+        alone instead, when it scores higher in (1a). ``warm_start_source_`` says which."""
         routing = full_tree_routing(tree, ctx.X, ctx.depth, margin=self._start_margin(),
                                     margin_nodes=nodes_with_margin_rows(model))
+        ctx.notes["warm_start_source_"] = "svm" if self.warm_start is True else "tree"
+        if self._starts_from_repair():
+            repaired = self._repaired_routing(ctx, model)
+            if repaired is not None and self._routing_score(ctx, repaired) > self._routing_score(ctx, routing):
+                routing, ctx.notes["warm_start_source_"] = repaired, "repair"
         return self._routing_values(ctx, model, routing)
+
+    def _starts_from_repair(self) -> bool:
+        """``repaired_start`` is on, the start is the paper's (``warm_start=True``), and the solver runs no
+        heuristics (HiGHS, GLPK): there the repair cannot run inside the search, so it competes for the start."""
+        return (self.repaired_start and self.warm_start is True
+                and capabilities(self.solver).level("heuristics") != NATIVE)
+
+    def _repaired_routing(self, ctx, model) -> FullTreeRouting | None:
+        """The routing repair's tree built from the data alone (its first proposal inside SCIP's search), or
+        None when it has more than ``max_splits`` splits."""
+        from odtlib.models.routing_repair import RoutingRepair
+
+        repair = RoutingRepair(model, ctx.X, ctx.y, ctx.classes, ctx.depth, self.epsilon, self.max_splits,
+                               routing_values=lambda routing: self._routing_values(ctx, model, routing))
+        routing, _ = repair.repair(repair.undecided(), {})
+        if routing is None or (self.max_splits is not None and len(routing.splits) > self.max_splits):
+            return None
+        return routing
+
+    def _routing_score(self, ctx, routing: FullTreeRouting) -> float:
+        """(1a) of a routing: correctly classified points less α·N per split."""
+        labels = np.array([routing.leaf_label.get(t, ctx.classes[0]) for t in routing.leaf], dtype=object)
+        correct = int(np.sum(labels == ctx.labels.astype(object)))
+        return correct - self.ccp_alpha * ctx.n_samples * len(routing.splits)
 
     def _routing_values(self, ctx, model, routing: FullTreeRouting):
         """Values of d, w, c, z and of the splits for a routing laid on the full tree."""
@@ -248,6 +280,10 @@ class SOCT(HyperplaneTreeClassifier):
         Our primal heuristic inside SCIP's search (not the paper's): repair the solver's routing into a
         hyperplane tree and propose it (:mod:`odtlib.models.routing_repair`). It finds incumbents sooner and
         never changes an optimum; solvers without heuristic callbacks (HiGHS, GLPK) skip it.
+    repaired_start : bool, default True
+        On solvers without heuristic callbacks (HiGHS, GLPK) and with ``warm_start=True``: start from the better
+        in (1a) of the paper's SVM tree and the routing repair's tree built from the data alone (not the
+        paper's; ``PAPER_METHODS`` switch it off). ``warm_start_source_`` says which ("svm" or "repair").
     solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`). ``warm_start=True`` starts
         from the paper's SVM heuristic (:class:`~odtlib.models.SVMTreeClassifier`, Section 5); a given Tree
@@ -274,20 +310,21 @@ class SOCT(HyperplaneTreeClassifier):
         benders_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
         user_cut_nodes=[StrOptions(set(NODE_SETS)), None],
         user_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
-        cut_order=[StrOptions(set(CUT_ORDERS))], routing_repair=["boolean"])
+        cut_order=[StrOptions(set(CUT_ORDERS))], routing_repair=["boolean"], repaired_start=["boolean"])
 
-    PAPER_METHODS = {   # Section 6's selected variants (the Pareto front of the tuning runs)
-        "SOCT-baseline": {},
-        "SOCT-init-1": {"initial_cuts": 1},
-        "SOCT-init-5": {"initial_cuts": 5},
-        "SOCT-benders-last-1": {"benders_nodes": "last", "benders_cuts": 1},
-        "SOCT-benders-last-10": {"benders_nodes": "last", "benders_cuts": 10},
+    PAPER_METHODS = {   # Section 6's selected variants (the Pareto front of the tuning runs), the paper's start
+        "SOCT-baseline": {"repaired_start": False},
+        "SOCT-init-1": {"initial_cuts": 1, "repaired_start": False},
+        "SOCT-init-5": {"initial_cuts": 5, "repaired_start": False},
+        "SOCT-benders-last-1": {"benders_nodes": "last", "benders_cuts": 1, "repaired_start": False},
+        "SOCT-benders-last-10": {"benders_nodes": "last", "benders_cuts": 10, "repaired_start": False},
     }
 
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
                  epsilon: float = 0.005, initial_cuts: int = 0, benders_nodes: str | None = None,
                  benders_cuts: int = 1, user_cut_nodes: str | None = None, user_cuts: int = 1,
-                 cut_order: str = "avoid_recent", routing_repair: bool = True, solver: str = "highs",
+                 cut_order: str = "avoid_recent", routing_repair: bool = True, repaired_start: bool = True,
+                 solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
                  warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())

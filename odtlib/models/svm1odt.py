@@ -50,6 +50,20 @@ training go right).
 **Weights.** ``fit(X, y, sample_weight)`` multiplies c_i in (1a) by the point's weight (Algorithm 3's
 weighted misclassification); the slack and margin rows are unweighted.
 
+**Defaults for a user** (issue 31; :attr:`SVM1ODT.PAPER_METHODS` keeps the printed values). With the printed
+α₁ = 1000, ε = 0.01 on data with many close values (skin segmentation: multiples of 1/255), a row inside a
+margin costs up to α₁·ε = 10-30 misclassifications, and the one-leaf tree, which has no margin at all, is
+optimal. So ``epsilon=None`` (the default) takes half the data's resolution (the smallest gap between two
+distinct values of a column), clipped to [0.001, 0.01]: every split of CART's tree then has no row inside its
+margin. ``alpha1=None`` takes α₁ = 2/ε, so a row inside a margin costs at most two misclassifications (above 1:
+slack alone never pays to route a row). ``warm_start="best"`` starts from the better, in (1a), of CART's tree
+and paper 002's SVM tree, and a time-limited solve returns at least that start. A fit that still ends with one
+leaf while CART's tree splits the data warns (:class:`OneLeafTreeWarning`). A solved model that routes rows
+against their hyperplane value (see "Points on a hyperplane") reports the decoded tree's own objective (1a) in
+``solve_result_.objective`` (the model's in ``extra["model_objective"]``). The LP bound of (1a) is 0 (fractional
+e and c meet every row at no cost); a time-limited solve whose bound is still 0 reports no bound and no gap
+(``extra["solver_bound"]`` keeps the solver's number).
+
 **Data selection** (Section 3, :mod:`odtlib.models.data_selection`): ``data_selection="lp"`` (LP (24) and
 Algorithm 1) or ``"balanced"`` (LP (32) and Algorithm 2) selects rows in the clusters of the CART tree of the
 same depth (fitted on all rows), and the MIP is solved on those rows from that CART tree; ``"iterative"`` runs
@@ -60,25 +74,48 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
+from pyomo.repn.standard_repn import generate_standard_repn
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from odtlib.models._base import warn_user
 from odtlib.models._hyperplane import check_unit_interval, full_tree_routing, hyperplane_tree
 from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters, tree_from_cart
+from odtlib.solvers.result import relative_gap
 from odtlib.models._tree_index import linear_sum, tree_model
 from odtlib.tree import CategorySplit, Tree
 
-__all__ = ["SVM1ODT", "build_model", "add_leaf_prediction", "add_hyperplane_branching", "add_categorical_branching",
-           "add_numeric_bounds", "add_objective", "add_proposition_1_cuts", "threshold_between"]
+__all__ = ["SVM1ODT", "OneLeafTreeWarning", "data_resolution", "default_epsilon", "build_model",
+           "add_leaf_prediction", "add_hyperplane_branching", "add_categorical_branching", "add_numeric_bounds",
+           "add_objective", "add_proposition_1_cuts", "threshold_between", "objective_at"]
 
 BIG_M = 1.0   # M of (1g), (1i): Theorem 2
+EPSILON_RANGE = (0.001, 0.01)   # epsilon=None: half the data's resolution, clipped to this range
+SLACK_PRICE = 2.0               # alpha1=None: alpha1 * epsilon, the most a row inside a margin costs in errors
+
+
+class OneLeafTreeWarning(UserWarning):
+    """SVM1ODT returned a tree that predicts one class on data that CART's tree of the same depth splits."""
+
+
+def data_resolution(X: np.ndarray) -> float:
+    """The smallest gap between two distinct values of one column of X (inf when no column has two values)."""
+    gaps = [np.diff(np.unique(column)) for column in np.asarray(X, dtype=np.float64).T]
+    positive = [gap.min() for gap in gaps if len(gap)]
+    return float(min(positive)) if positive else np.inf
+
+
+def default_epsilon(X: np.ndarray) -> float:
+    """``epsilon=None``: half of :func:`data_resolution`, clipped to ``EPSILON_RANGE`` (module docstring)."""
+    low, high = EPSILON_RANGE
+    return float(np.clip(data_resolution(X) / 2, low, high))
 
 
 # --------------------------------------------------------------------------------------------- formulation (1)
@@ -245,9 +282,13 @@ def threshold_between(left_values: np.ndarray, right_values: np.ndarray, g: floa
 
 @dataclass
 class SVM1ODTContext(FitContext):
-    """The fit context with the categorical columns (indices)."""
+    """The fit context with the categorical columns (indices), the resolved α₁ and ε, and the built model
+    (``_initial_tree`` prices the candidate starts in it)."""
 
     categorical: tuple = ()
+    alpha1: float = 1000.0
+    epsilon: float = 0.01
+    model: Any = None
 
 
 def _non_negative():
@@ -261,13 +302,15 @@ class SVM1ODT(MIPTreeClassifier):
     -------------------------
     depth : int, default 2
         Depth D of the balanced tree.
-    alpha1 : float, default 1000
+    alpha1 : float or None, default None
         α₁ of (1a), the price of a unit of margin slack m_ib; must be > 0 (α₁ = 0 makes the model trivial, see
-        the module docstring). The default is the value of 14 of the 17 published settings (Tables 6-8).
+        the module docstring). None: 2/ε ("Defaults for a user" in the module docstring). The paper's value in
+        14 of the 17 published settings (Tables 6-8) is 1000 (``SVM1ODT.paper_method("S1O")``).
     alpha2 : float, default 0.1
         α₂ of (1a), the price of ||h_b||_1 (15 of the 17 published settings).
-    epsilon : float, default 0.01
-        The margin ε of (1h)/(1j), on the scale of M = 1 (Theorem 2); published values 0.0008-0.5.
+    epsilon : float or None, default None
+        The margin ε of (1h)/(1j), on the scale of M = 1 (Theorem 2); published values 0.0008-0.5 (mostly 0.01).
+        None: half the data's resolution, clipped to [0.001, 0.01].
     categorical_features : list of int or str, or None
         Columns of category codes (indices, or names when X is a DataFrame): split by value subsets
         ((8a)-(8f)); they are not scaled. The other columns must lie in [0, 1].
@@ -284,7 +327,9 @@ class SVM1ODT(MIPTreeClassifier):
     n_iterations : int, default 3
         Rounds of Algorithm 3 (``data_selection="iterative"``; the paper gives no number).
     solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
-        As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``warm_start=True`` starts
+        As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``warm_start="best"`` (the
+        default) starts from the better in (1a) of the CART and SVM trees (CART's alone with categorical
+        features; with data selection, CART's tree on all rows, as the paper); ``warm_start=True`` starts
         from the CART tree of the same depth (the paper's warm start); ``warm_start="svm"`` from paper 002's
         greedy tree of linear-SVM splits (:class:`~odtlib.models.SVMTreeClassifier`) fitted on the MIP's own
         rows (with data selection: the selected rows), for solvers that do not get far from CART's tree in
@@ -294,18 +339,20 @@ class SVM1ODT(MIPTreeClassifier):
     Algorithm 3's weights). After ``fit``: ``tree_`` with :class:`~odtlib.tree.HyperplaneSplit` (and
     :class:`~odtlib.tree.CategorySplit`) nodes that route every training point of the MIP as the solved model
     (see "Points on a hyperplane" in the module docstring), leaves labelled round(u_l); ``solve_result_``
-    (objective (1a), of the last MIP). With data selection also ``selected_rows_`` (the rows the last MIP was
+    (objective (1a), of the last MIP), ``alpha1_`` and ``epsilon_`` (the values used), ``warm_start_source_``
+    ("cart", "svm", "tree" or None). With data selection also ``selected_rows_`` (the rows the last MIP was
     trained on) and ``selection_`` (method, n_selected, selected_fraction, n_lps, lp_seconds: the selection's
     own seconds, MIPs excluded; with "iterative" also history, Algorithm 3's accuracy per round).
     """
 
     requires_binary_features = False
+    PAPER_METHODS = {"S1O": {"alpha1": 1000.0, "alpha2": 0.1, "epsilon": 0.01, "warm_start": True}}
     _parameter_constraints = {
         **common_constraints(),
-        "warm_start": ["boolean", Tree, StrOptions({"svm"})],
-        "alpha1": _non_negative(),
+        "warm_start": ["boolean", Tree, StrOptions({"svm", "best"})],
+        "alpha1": [*_non_negative(), None],
         "alpha2": _non_negative(),
-        "epsilon": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "epsilon": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "categorical_features": ["array-like", None],
         "leaf_capacity_cuts": ["boolean"],
         "class_coverage_cuts": ["boolean"],
@@ -317,12 +364,13 @@ class SVM1ODT(MIPTreeClassifier):
         "n_iterations": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, *, depth: int = 2, alpha1: float = 1000.0, alpha2: float = 0.1, epsilon: float = 0.01,
+    def __init__(self, *, depth: int = 2, alpha1: float | None = None, alpha2: float = 0.1,
+                 epsilon: float | None = None,
                  categorical_features=None, leaf_capacity_cuts: bool = True, class_coverage_cuts: bool = True,
                  pigeonhole_cut: bool = True, data_selection: str | None = None, beta1: float = 0.2,
                  beta2: float = 0.05, epsilon_prime: float = 0.0, n_iterations: int = 3,
                  solver: str = "highs", time_limit: float | None = None,
-                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=True,
+                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start="best",
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
@@ -332,7 +380,7 @@ class SVM1ODT(MIPTreeClassifier):
 
     def _check_params(self) -> None:
         super()._check_params()
-        if isinstance(self.warm_start, str) and self.categorical_features is not None:
+        if self.warm_start == "svm" and self.categorical_features is not None:
             raise ValueError("warm_start='svm' grows hyperplanes over every column, which categorical_features "
                              "cannot take; use warm_start=True (CART) or give a Tree")
         if self.data_selection is not None and self.categorical_features is not None:
@@ -345,8 +393,21 @@ class SVM1ODT(MIPTreeClassifier):
 
     # ------------------------------------------------------------------ data selection
     def _fit(self, X, y, sample_weight=None):
+        self.alpha1_, self.epsilon_ = self._margin_parameters(X)
         if self.data_selection is None:
-            return super()._fit(X, y, sample_weight)
+            tree, result = super()._fit(X, y, sample_weight)
+            result = _with_tree_objective(result, self.__dict__.pop("tree_objective_", None))
+        else:
+            tree, result = self._fit_with_selection(X, y, sample_weight)
+        self._warn_if_one_leaf(tree, X, y, sample_weight)
+        return tree, result
+
+    def _margin_parameters(self, X) -> tuple[float, float]:
+        """(α₁, ε): the given values, or for None the data's (module docstring, "Defaults for a user")."""
+        epsilon = default_epsilon(X) if self.epsilon is None else float(self.epsilon)
+        return (SLACK_PRICE / epsilon if self.alpha1 is None else float(self.alpha1)), epsilon
+
+    def _fit_with_selection(self, X, y, sample_weight):
         check_unit_interval(X, self._column_names(X.shape[1]), type(self).__name__)
         weights = np.ones(len(y)) if sample_weight is None else sample_weight
         labels = self.classes_[y]
@@ -387,12 +448,26 @@ class SVM1ODT(MIPTreeClassifier):
 
     def _mip_on_rows(self, X, labels, rows, weights, start: Tree) -> SVM1ODT:
         """This estimator without data selection, fitted on ``rows`` (warm start ``start`` when warm_start=True)."""
-        warm_start = start if self.warm_start is True else self.warm_start
-        mip = clone(self).set_params(data_selection=None, warm_start=warm_start)
+        warm_start = start if self.warm_start in (True, "best") else self.warm_start
+        mip = clone(self).set_params(data_selection=None, warm_start=warm_start, alpha1=self.alpha1_,
+                                     epsilon=self.epsilon_)
         mip.fit(X[rows], labels[rows], sample_weight=weights)
         if self.keep_model:
             self.model_ = mip.model_
         return mip
+
+    def _warn_if_one_leaf(self, tree: Tree, X: np.ndarray, y: np.ndarray, sample_weight=None) -> None:
+        """OneLeafTreeWarning when the tree predicts one class on X while CART's tree of the same depth (on the
+        same weights) does not."""
+        if len(np.unique(tree.predict(X).astype(str))) > 1:
+            return
+        cart = DecisionTreeClassifier(max_depth=self.depth, random_state=self.seed).fit(X, y, sample_weight)
+        if len(np.unique(cart.predict(X))) < 2:
+            return
+        warn_user(f"SVM1ODT: the tree predicts one class, while CART's tree of depth {self.depth} splits the data "
+                  f"(alpha1 * epsilon = {self.alpha1_ * self.epsilon_:.3g}: each row inside a margin costs up to that "
+                  "many errors). Lower epsilon below half the gap between close values, or lower alpha1; "
+                  "alpha1=None, epsilon=None choose both from the data", OneLeafTreeWarning)
 
     def _record_selection(self, rows, n_rows, **facts) -> None:
         self.selected_rows_ = np.asarray(rows)
@@ -401,19 +476,40 @@ class SVM1ODT(MIPTreeClassifier):
 
     # ------------------------------------------------------------------ hooks
     def _initial_tree(self, ctx):
-        """CART's tree (``warm_start=True``), a given Tree, or with ``"svm"`` paper 002's SVM tree on these rows."""
-        if isinstance(self.warm_start, str):
-            from odtlib.models.svm_tree import SVMTreeClassifier
+        """CART's tree (``warm_start=True``), a given Tree, with ``"svm"`` paper 002's SVM tree on these rows, with
+        ``"best"`` the one of the two that costs less in (1a) (CART's alone with categorical features)."""
+        if self.warm_start == "svm":
+            ctx.notes["warm_start_source_"] = "svm"
+            return self._svm_tree(ctx)
+        if self.warm_start != "best":
+            ctx.notes["warm_start_source_"] = "tree" if isinstance(self.warm_start, Tree) else (
+                "cart" if self.warm_start else None)
+            return super()._initial_tree(ctx)
+        candidates = {"cart": cart_start(ctx, self.seed)}
+        if not ctx.categorical:
+            candidates["svm"] = self._svm_tree(ctx)
+        cost = {name: objective_at(ctx.model, self._start_values(ctx, ctx.model, tree))
+                for name, tree in candidates.items()}
+        best = min(cost, key=cost.get)                           # CART first on ties
+        ctx.notes["warm_start_source_"] = best
+        return candidates[best]
 
-            return SVMTreeClassifier(depth=self.depth, random_state=self.seed).fit(ctx.X, ctx.labels).tree_
-        return super()._initial_tree(ctx)
+    def _solve(self, ctx, model, start, callbacks):
+        return _without_trivial_bound(super()._solve(ctx, model, start, callbacks))
+
+    def _svm_tree(self, ctx) -> Tree:
+        from odtlib.models.svm_tree import SVMTreeClassifier
+
+        return SVMTreeClassifier(depth=self.depth, random_state=self.seed).fit(ctx.X, ctx.labels).tree_
 
     def _context(self, X, y) -> SVM1ODTContext:
         names = self._column_names(X.shape[1])
         categorical = self._categorical_columns(names)
         numeric = [j for j in range(X.shape[1]) if j not in set(categorical)]
         check_unit_interval(X[:, numeric], [names[j] for j in numeric], type(self).__name__)
-        return SVM1ODTContext(X, y, self.classes_, depth=self.depth, categorical=tuple(categorical))
+        alpha1, epsilon = self._margin_parameters(X)
+        return SVM1ODTContext(X, y, self.classes_, depth=self.depth, categorical=tuple(categorical),
+                              alpha1=alpha1, epsilon=epsilon)
 
     def _categorical_columns(self, names: list[str]) -> list[int]:
         """``categorical_features`` as sorted column indices (names looked up in the fitted column names)."""
@@ -442,10 +538,11 @@ class SVM1ODT(MIPTreeClassifier):
                 f"s ({branch} branch nodes × {values} category values)": branch * values}
 
     def _build(self, ctx):
-        return build_model(ctx.X, ctx.y, self.depth, self.alpha1, self.alpha2, self.epsilon,
-                           sample_weight=ctx.sample_weight, categorical=list(ctx.categorical),
-                           n_classes=ctx.n_classes, leaf_capacity_cuts=self.leaf_capacity_cuts,
-                           class_coverage_cuts=self.class_coverage_cuts, pigeonhole_cut=self.pigeonhole_cut)
+        ctx.model = build_model(ctx.X, ctx.y, self.depth, ctx.alpha1, self.alpha2, ctx.epsilon,
+                                sample_weight=ctx.sample_weight, categorical=list(ctx.categorical),
+                                n_classes=ctx.n_classes, leaf_capacity_cuts=self.leaf_capacity_cuts,
+                                class_coverage_cuts=self.class_coverage_cuts, pigeonhole_cut=self.pigeonhole_cut)
+        return ctx.model
 
     def _start_values(self, ctx, model, tree: Tree):
         """Values of every variable for ``tree`` (CART's univariate splits, hyperplane splits, and on
@@ -491,7 +588,7 @@ class SVM1ODT(MIPTreeClassifier):
         gap = g - ctx.X @ a
         for i in model.I:
             start[model.p_pos[i, b]], start[model.p_neg[i, b]] = max(gap[i], 0.0), max(-gap[i], 0.0)
-            start[model.m[i, b]] = max(self.epsilon - abs(gap[i]), 0.0) if reaching[i] else 0.0
+            start[model.m[i, b]] = max(ctx.epsilon - abs(gap[i]), 0.0) if reaching[i] else 0.0
         if hasattr(model, "C"):
             for j in model.C:
                 start[model.h_cat[b, j]] = 0.0
@@ -530,18 +627,22 @@ class SVM1ODT(MIPTreeClassifier):
                 h[j] = pyo.value(model.h_pos[b, j]) - pyo.value(model.h_neg[b, j])
             g = float(pyo.value(model.g[b]))
             values = ctx.X @ h
-            threshold = threshold_between(values[left], values[reaching & ~left], g, self.epsilon)
+            threshold = threshold_between(values[left], values[reaching & ~left], g, ctx.epsilon)
             if threshold is None:
                 n_conflicts += _points_on_the_wrong_side(values[left], values[reaching & ~left], g)
                 threshold = g
             splits[b] = (h, threshold)
-        if n_conflicts:
-            warnings.warn(f"SVM1ODT: the solved model put {n_conflicts} training points on a hyperplane and routed "
-                          "them to both sides (paid by margin slack), which no threshold reproduces; the tree sends "
-                          "them by h·x <= g. Raise alpha1 (alpha1 * epsilon above the number of points rules it out)",
-                          stacklevel=4)
         labels = {l: ctx.classes[int(np.clip(round(pyo.value(model.u[l])), 1, ctx.n_classes)) - 1] for l in model.L}
         tree = hyperplane_tree(ctx.depth, splits, labels)
+        if n_conflicts:
+            message = (f"SVM1ODT: the solved model put {n_conflicts} training points on a hyperplane and routed them "
+                       "to both sides (paid by margin slack), which no threshold reproduces; the tree sends them by "
+                       "h·x <= g")
+            if not categories:      # the tree's own (1a) replaces the model's in solve_result_ (SVM1ODT._fit)
+                own = ctx.notes["tree_objective_"] = objective_at(model, self._start_values(ctx, model, tree))
+                message += f", and solve_result_.objective is the tree's own (1a), {own:.6g}"
+            warn_user(message + ". Raise alpha1 (alpha1 * epsilon above the number of points rules it out)",
+                      UserWarning)
         if not categories:
             return tree
         nodes = dict(tree.nodes)
@@ -575,3 +676,35 @@ def _chosen_category(model, b) -> int | None:
 def _points_on_the_wrong_side(left_values: np.ndarray, right_values: np.ndarray, g: float) -> int:
     """Points a threshold g routes against the model: right-routed ones with value <= g, left ones above."""
     return int((right_values <= g).sum() + (left_values > g).sum())
+
+
+def cart_start(ctx: SVM1ODTContext, seed: int) -> Tree:
+    """CART's tree of the context's depth on its rows (the paper's warm start)."""
+    from odtlib.models._pipeline import cart_tree
+
+    return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=seed)
+
+
+def objective_at(model: pyo.ConcreteModel, values: ComponentMap) -> float:
+    """Objective (1a) at the variable values ``values`` (a start of :meth:`SVM1ODT._start_values`)."""
+    repn = generate_standard_repn(model.objective.expr, compute_values=True)
+    return float(repn.constant) + sum(float(c) * values.get(v, 0.0) for c, v in zip(repn.linear_coefs,
+                                                                                     repn.linear_vars))
+
+
+def _without_trivial_bound(result):
+    """No bound and no gap instead of (1a)'s trivial bound 0 (the LP relaxation's, module docstring), which would
+    read "gap 100 %"; the solver's number stays in ``extra["solver_bound"]``."""
+    if result.status != "optimal" and result.bound is not None and result.bound <= 1e-9:
+        result.extra["solver_bound"] = result.bound
+        result.bound, result.gap = None, None
+    return result
+
+
+def _with_tree_objective(result, tree_objective: float | None):
+    """The decoded tree's own (1a) as the objective when the model routed rows against their hyperplane value."""
+    if tree_objective is not None:
+        result.extra["model_objective"] = result.objective
+        result.objective = tree_objective
+        result.gap = relative_gap(tree_objective, result.bound)
+    return result

@@ -9,8 +9,10 @@ import time
 import warnings
 from collections.abc import Iterable, Mapping
 
+import numpy as np
+
 from odtlib.solvers.base import Backend, SolveOptions, SolverNotAvailableError
-from odtlib.solvers.callbacks import Callbacks
+from odtlib.solvers.callbacks import Callbacks, Values
 from odtlib.solvers.restart import restart_loop
 from odtlib.solvers.result import SolveResult, relative_gap
 from odtlib.solvers.standard_form import clean_values, compile_model, load_values, start_vector, start_violations
@@ -90,6 +92,10 @@ def solve(
     warm_start : Pyomo variable -> value, as a ``pyomo.environ.ComponentMap`` (Pyomo variables
         cannot be dict keys) or an iterable of (variable, value) pairs; a full or partial MIP
         start (HiGHS ``setSolution``, SCIP partial solution, Gurobi ``Start``; GLPK ignores it).
+        A complete feasible start is also kept here: when the solver ends without an incumbent, or with
+        a worse one, the start is loaded instead, on every solver, and ``extra["incumbent"]`` says
+        "warm_start" (otherwise "solver"; absent when nothing was loaded); ``extra["solver_found_incumbent"]``
+        says whether the solver itself ended with a point (False: what is loaded is the start alone).
     callbacks : a `Callbacks` instance (lazy constraints / cuts / heuristic). SCIP runs them in
         branch-and-cut; other solvers run ``cut`` (and ``lazy`` if ``lazy_at_fractional``) in cut
         rounds on the root LP relaxation, then enforce ``lazy`` by a restart loop; they ignore
@@ -120,9 +126,10 @@ def solve(
     t_built = time.perf_counter()
     backend = backend_cls(sf, options)
     t_ready = time.perf_counter()
+    start_x = None
     if warm_start:
         cols, vals = start_vector(sf, warm_start)
-        _warn_if_start_violates(sf, cols, vals)
+        start_x = _checked_start(sf, cols, vals, callbacks)
         backend.set_start(cols, vals)
 
     rounds = 1
@@ -133,9 +140,9 @@ def solve(
     else:
         out = backend.run(options.time_limit, callbacks=callbacks if backend_cls.supports_callbacks else None)
 
+    x, source = _better_of_run_and_start(sf, out, start_x)
     objective = None
-    if out.x is not None:
-        x = clean_values(sf, out.x)
+    if x is not None:
         load_values(sf, x)
         objective = sf.objective_value(x)
     end = time.perf_counter()
@@ -158,8 +165,19 @@ def solve(
         solve_time=end - t_ready,
         rounds=rounds,
         message=out.message,
-        extra=out.extra,
+        extra={**out.extra, "model_size": model_size(sf), "solver_found_incumbent": out.x is not None,
+               **({"incumbent": source} if source else {})},
     )
+
+
+def model_size(sf) -> dict[str, int]:
+    """The size of the model handed to the solver: columns (``variables``, of which ``binaries`` and other
+    ``integers``), ``rows`` and ``nonzeros`` of the constraint matrix. Rows added later by callbacks (lazy
+    rows, cuts) are not counted; they are ``SolveResult.n_lazy`` / ``n_cuts``."""
+    integer = sf.is_integer
+    binary = integer & (sf.col_lb >= 0) & (sf.col_ub <= 1)
+    return {"variables": int(sf.n_cols), "binaries": int(binary.sum()), "integers": int((integer & ~binary).sum()),
+            "rows": int(sf.n_rows), "nonzeros": int(sf.A.nnz)}
 
 
 def _options(time_limit, mip_gap, abs_gap, threads, seed, log, solver_options=None) -> SolveOptions:
@@ -182,14 +200,41 @@ class StartRejectedWarning(UserWarning):
     """A warm start that violates the model: the solver drops it."""
 
 
-def _warn_if_start_violates(sf, cols, vals) -> None:
-    """Solvers drop an infeasible start without a word (SCIP, HiGHS); say so, since the search then starts
-    from nothing."""
+def _checked_start(sf, cols, vals, callbacks: Callbacks | None) -> np.ndarray | None:
+    """The start as a full column vector when it sets every column and is feasible (lazy rows included), else
+    None. Solvers drop an infeasible start without a word (SCIP, HiGHS), so that case is announced: the search
+    then starts from nothing."""
     violated = start_violations(sf, cols, vals)
     if violated:
         warnings.warn(f"the warm start violates {violated} of the model's rows and bounds by more than 1e-6, so "
                       "the solver will discard it and search without a start; check the start's values",
-                      StartRejectedWarning, stacklevel=3)
+                      StartRejectedWarning, stacklevel=4)
+    if violated != 0:
+        return None
+    x = np.empty(sf.n_cols)
+    x[cols] = vals
+    x = clean_values(sf, x)
+    if callbacks is not None and callbacks.has_lazy and callbacks.rejects(Values(x, sf.index)):
+        return None
+    return x
+
+
+def _better_of_run_and_start(sf, out, start_x: np.ndarray | None) -> tuple[np.ndarray | None, str | None]:
+    """The point to load: the solver's incumbent, or the complete feasible warm start when the solver found
+    nothing (a time limit before its first incumbent; GLPK, which takes no start) or only a worse point.
+    Returns (point, "solver" | "warm_start" | None); "warm_start" also when the solver's incumbent is the start
+    itself (same integer values, same objective), so that a user learns the search did not improve on it."""
+    x = None if out.x is None else clean_values(sf, out.x)
+    if start_x is None or out.status in ("infeasible", "unbounded"):
+        return x, (None if x is None else "solver")
+    if x is None:
+        return start_x, "warm_start"
+    start_value, value = sf.sense * sf.objective_value(start_x), sf.sense * sf.objective_value(x)
+    tolerance = 1e-9 * max(1.0, abs(value))
+    if start_value < value - tolerance:
+        return start_x, "warm_start"
+    same_point = np.array_equal(x[sf.is_integer], start_x[sf.is_integer]) and abs(start_value - value) <= tolerance
+    return x, ("warm_start" if same_point else "solver")
 
 
 def _notice_ignored(callbacks: Callbacks, solver: str) -> None:

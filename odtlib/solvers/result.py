@@ -47,7 +47,8 @@ class SolveResult:
         constraint handler's check, enforcement and separation; "heuristic" excludes SCIP's check
         of the proposal, whose lazy part is under "lazy") and how often they ran (0 for kinds not
         used). The rest of ``solve_time`` is SCIP itself. ``heuristic_solutions``: proposals of
-        ``Callbacks.heuristic`` that SCIP accepted.
+        ``Callbacks.heuristic`` that SCIP accepted. Every backend: ``model_size`` (see the property)
+        and ``incumbent``, "solver" or "warm_start" (see ``from_warm_start``).
     """
 
     status: str
@@ -66,6 +67,18 @@ class SolveResult:
     rounds: int = 1
     message: str = ""
     extra: dict = field(default_factory=dict)
+
+    @property
+    def model_size(self) -> dict | None:
+        """Size of the model the solver got: ``variables``, ``binaries``, ``integers`` (non-binary), ``rows``,
+        ``nonzeros`` (rows added by callbacks not included); None for a result not made by ``solve()``."""
+        return self.extra.get("model_size")
+
+    @property
+    def from_warm_start(self) -> bool:
+        """True when the loaded solution is the warm start, because the solver found no better incumbent
+        (``extra["incumbent"] == "warm_start"``); ``bound`` is then still the solver's bound, if it had one."""
+        return self.extra.get("incumbent") == "warm_start"
 
     @property
     def has_solution(self) -> bool:
