@@ -148,7 +148,7 @@ def test_summary_means_splits_and_says_why_a_cell_is_missing():
     assert table.loc[("Iris", "S1O"), "test_acc"] == 96.5 and table.loc[("Iris", "S1O"), "n_splits"] == 2
     assert table.loc[("Iris", "OCT-H"), ["n_splits", "n_failed", "n_unproved"]].tolist() == [1, 1, 1]
     assert "failed" in table.loc[("Iris", "OCT-H"), "reason"]
-    assert table.loc[("Congress", "OCT-H"), "reason"] == "ours: no tree (model too large)"
+    assert table.loc[("Congress", "OCT-H"), "reason"] == "no tree found (model too large)"
     assert table.loc[("Iris", "CART"), "reason"] == ""
 
 

@@ -233,7 +233,7 @@ def make_model(method: str, depth: int, *, solver: str = "highs", time_limit: fl
     common = dict(depth=depth, max_splits=max_splits, solver=solver, time_limit=time_limit, threads=threads,
                   seed=seed, warm_start=warm_start)
     if method == OCTH:
-        return OCTHClassifier(**common)
+        return OCTHClassifier(repaired_start=False, **common)    # the paper's start: the SVM tree alone
     return SOCT.paper_method(method, **common)
 
 
