@@ -18,15 +18,6 @@ PAPER = pd.read_csv(p001.__file__.replace("experiments/paper001.py", "reference/
 
 
 # ------------------------------------------------------------------------------------------ the claims file
-def test_claims_file_declares_6_to_12_claims_with_resolvable_compute_functions():
-    declared = claims.claims("001")
-    assert 6 <= len(declared) <= 12
-    assert len({c["id"] for c in declared}) == len(declared)
-    functions = claims.metrics("001")
-    for claim in declared:
-        assert "not_tested" in claim or claim["compute"] in functions, claim["id"]
-
-
 def test_paper_values_follow_from_table2():
     by_id = {c["id"]: c for c in claims.claims("001")}
     # Table 2: mean of Benders - OCT over the 32 rows = (sum Benders 2605.9 - sum OCT 2428.7) / 32 = 5.5375

@@ -46,15 +46,6 @@ def sample_records(bendoct_proves, accelerated_proves, no_pbcp_proves=lambda d, 
 
 
 # ------------------------------------------------------------------------------------- the claims file
-def test_claims_parse_and_every_compute_function_resolves():
-    declared = claims.claims("003")
-    assert 6 <= len(declared) <= 12
-    assert len({c["id"] for c in declared}) == len(declared)
-    functions = claims.metrics("003")
-    for claim in declared:
-        assert "not_tested" in claim or claim["compute"] in functions, claim["id"]
-
-
 def test_full_profile_covers_what_the_claims_name():
     full = p003.get_profile("full")
     frame = pd.DataFrame(list(p003.grid(full)))

@@ -20,13 +20,9 @@ TABLE7 = ("Avila", "EEG", "HTRU", "pendigits", "skin-segmentation", "shuttle")
 
 
 # ------------------------------------------------------------------------------------------ the claims file
-def test_claims_file_declares_6_to_12_claims_with_resolvable_compute_functions():
+def test_claims_name_this_papers_experiments():   # counts and compute names: test_claims_core.py
     declared = claims.claims("004")
-    assert 6 <= len(declared) <= 12
-    assert len({c["id"] for c in declared}) == len(declared)
-    functions = claims.metrics("004")
     for claim in declared:
-        assert "not_tested" in claim or claim["compute"] in functions, claim["id"]
         assert claim["experiment"] in ("medium", "selection")
 
 

@@ -67,10 +67,15 @@ def test_summary_counts_every_verdict():
 
 
 @pytest.mark.parametrize("paper", PAPERS)
-def test_every_paper_declares_6_to_12_claims(paper):
+def test_every_paper_declares_6_to_12_claims_whose_compute_functions_exist(paper):
+    from odtlib.experiments.claims import metrics
+
     declared = claims(paper)
     assert 6 <= len(declared) <= 12
     assert len({claim["id"] for claim in declared}) == len(declared)
+    functions = metrics(paper)
+    for claim in declared:
+        assert "not_tested" in claim or claim["compute"] in functions, claim["id"]
 
 
 def test_the_batch_report_opens_with_the_notebooks_claims(tmp_path):
