@@ -95,7 +95,8 @@ def export_results(records: Iterable[Mapping], file: str | os.PathLike) -> Path:
     frame = pd.DataFrame(rows)
     tmp = file.with_name(f".{file.name}.{uuid.uuid4().hex}.part")
     try:
-        with gzip.GzipFile(tmp, "wb", mtime=0) as handle:   # mtime=0: same runs, same bytes
+        # no file name and mtime=0 in the gzip header: the same runs give the same bytes
+        with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as handle:
             handle.write(frame.to_csv(index=False).encode("utf-8"))
         os.replace(tmp, file)
     except BaseException:
