@@ -18,7 +18,7 @@ within 10x ConTree).
 
 Usage::
 
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/continuous.py \\
+    .venv/bin/python bench/continuous.py \\
         --datasets banknote wdbc ionosphere --depths 2 3 4 --time-limit 600 \\
         --output bench/results/continuous.csv
 

@@ -11,7 +11,7 @@ alpha = n * lambda samples) it prints the median time per call of
 
 and checks that both report the same optimum. BLAS runs single-threaded, as the papers' solvers do.
 
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/d2s_speed.py
+    .venv/bin/python bench/d2s_speed.py
 """
 from __future__ import annotations
 

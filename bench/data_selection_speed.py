@@ -7,7 +7,7 @@ time on small clusters; the time of the whole selection on skin-segmentation's 7
 of 245,057 rows; depth 2 and 3, the paper's β1, β2, ε' from Tables 7-8) with its selected share beside the
 paper's, at depth 2 again with every point by its LP, and on any other Table 7 datasets asked for.
 
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/data_selection_speed.py [--quick] [--datasets HTRU]
+    .venv/bin/python bench/data_selection_speed.py [--quick] [--datasets HTRU]
 
 Measured 2026-11-25 on the shared 2-core machine under heavy load (load average 5-6; wall times noisy):
 LPs/s over 2000 columns 244 (d = 3) and 82 (d = 10), over 78 hull columns 1236; LP (24) on a whole

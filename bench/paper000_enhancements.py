@@ -13,7 +13,7 @@ Methods, each run on the same subsample of the paper's encoding of the data (Tab
 One run per cell; prints solve time (s), branch-and-bound nodes, status and objective, then a table with the
 paper's CPLEX time (Table 2, 8 cores, 3 h limit) beside ours and the ratio ours / paper.
 
-    ODTLIB_DATA_MIRROR=/work/shared/uci .venv/bin/python bench/paper000_enhancements.py \\
+    .venv/bin/python bench/paper000_enhancements.py \\
         --datasets a1a bc krkp mush ttt --variants All Subtree-Benders --time-limit 60 --benders-time-limit 600
 
 The paper's Table 2 is ``--n 200 --topologies depth3`` (the defaults). It does not say which branching rule it

@@ -17,7 +17,7 @@ RegularizedBendOCT's accelerations on SCIP and reported on (1.1)'s scale), ``oct
 
 Usage::
 
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/paper001_vs_peers.py \\
+    .venv/bin/python bench/paper001_vs_peers.py \\
         --datasets monk1 monk3 house-votes-84 --depths 2 --lambdas 0 0.5 --time-limit 60 \\
         --output bench/results/paper001_vs_peers.csv
 

@@ -25,7 +25,7 @@ Rows go to ``bench/results/paper002_mip_comparison_<UTC timestamp>.csv`` as they
 
 Usage::
 
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/paper002_mip_comparison.py \\
+    .venv/bin/python bench/paper002_mip_comparison.py \\
         --datasets C D E --depths 2 --time-limit 60
 
 ``--set NAME=VALUE`` passes an estimator parameter to every run (e.g. ``--set cut_order=favour_recent``, to

@@ -17,7 +17,7 @@ bound.
 
 Usage::
 
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/paper002_optima_check.py bench/results/*.csv
+    .venv/bin/python bench/paper002_optima_check.py bench/results/*.csv
 """
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ callback, polishing in the heuristic); nodes, lazy rows, cuts. Rows go to
 
 Usage::
 
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/paper003_acceleration.py \\
+    .venv/bin/python bench/paper003_acceleration.py \\
         --time-limit 60 --datasets monk3 monk1 hayes-roth soybean-small --lambdas 0.01
 """
 from __future__ import annotations

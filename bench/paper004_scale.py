@@ -27,9 +27,9 @@ Rows go to ``bench/results/paper004_scale_<UTC timestamp>.csv`` as they finish.
 
 Usage::
 
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/paper004_scale.py --sizes 1000 4000 16000 \\
+    .venv/bin/python bench/paper004_scale.py --sizes 1000 4000 16000 \\
         --time-limit 120
-    ODTLIB_DATA_MIRROR=../shared/uci .venv/bin/python bench/paper004_scale.py --datasets skin-segmentation \\
+    .venv/bin/python bench/paper004_scale.py --datasets skin-segmentation \\
         --sizes full --methods S1O-DS CART --time-limit 600
 """
 from __future__ import annotations

@@ -57,10 +57,10 @@ def test_proved_is_bound_minus_incumbent_below_0999(bound, incumbent, expected):
 
 
 def test_relative_gap_as_the_paper_defines_it():
-    assert p002.relative_gap(110, 100) == pytest.approx(0.1)
-    assert p002.relative_gap(0, 0) == 0.0
-    assert p002.relative_gap(5, 0) == np.inf
-    assert np.isnan(p002.relative_gap(None, 3))
+    assert p002.paper_gap(100, 110) == pytest.approx(0.1)   # (110 - 100) / 100
+    assert p002.paper_gap(0, 0) == 0.0
+    assert p002.paper_gap(0, 5) == np.inf
+    assert np.isnan(p002.paper_gap(3, None))
 
 
 # ------------------------------------------------------------------------------------------- grids

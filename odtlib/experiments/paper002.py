@@ -9,7 +9,7 @@ joblib and Dask can ship it):
   A-J, full data (min-max scaled on all rows), depths 2-4, no warm start, no β. The paper ran Gurobi on 6
   cores for 600 s with an absolute gap of 0.999 on the integer objective (correctly classified points): a
   run is **proved** when ``bound - incumbent < 0.999`` (`proved`), whatever the solver's status says;
-  the relative gap is ``(bound - incumbent) / incumbent`` (0 when both are 0; `relative_gap`);
+  the relative gap is ``(bound - incumbent) / incumbent`` (0 when both are 0; `paper_gap`);
 * **comprehensive comparison** (Sec. 6.1.3, Tables 1-3, Fig. 5): rows shuffled with
   ``sklearn.utils.shuffle(random_state=0)``, an outer ``StratifiedKFold(3)`` (no shuffle), and for each
   outer training fold an inner ``StratifiedKFold(2)`` choosing β (``max_splits``) from `BETAS` of the depth;
@@ -54,6 +54,7 @@ from odtlib.experiments.claims import Measured, metric
 from odtlib.experiments.grid import Grid
 from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile
 from odtlib.experiments.store import config_key
+from odtlib.solvers.result import relative_gap as solver_relative_gap
 
 __all__ = [
     "BETAS", "CLAIM_METHODS", "CV_METHODS", "DATASETS", "DEPTHS", "LETTERS", "MIN_SUP", "PAPER_PROVED",
@@ -61,7 +62,7 @@ __all__ = [
     "compare_fig4", "comprehensive_means", "cv_grid", "cv_methods", "direct_frame", "direct_grid",
     "direct_summary", "direct_table", "dl85_engine", "full_configs", "full_coverage", "get_profile",
     "inner_folds", "large_difference_reason", "make_model", "mip_methods", "outer_folds", "paper_comprehensive",
-    "plot_overall", "proved", "relative_gap", "results_of", "run_cv", "run_mip", "shuffled", "soct_variants",
+    "paper_gap", "plot_overall", "proved", "results_of", "run_cv", "run_mip", "shuffled", "soct_variants",
     "tuning_grid", "tuning_summary",
 ]
 
@@ -244,14 +245,16 @@ def proved(bound, incumbent) -> bool:
     return bool(float(bound) - float(incumbent) < PROVED_TOLERANCE)
 
 
-def relative_gap(bound, incumbent) -> float:
-    """``(bound - incumbent) / incumbent`` as the paper defines it (0 when both are 0; NaN without both)."""
+def paper_gap(incumbent, bound) -> float:
+    """The paper's relative gap ``(bound - incumbent) / incumbent`` of the maximised correct count: the same
+    formula as :func:`odtlib.solvers.result.relative_gap` (NaN here without both numbers, and infinite above an
+    incumbent of 0)."""
     if bound is None or incumbent is None or pd.isna(bound) or pd.isna(incumbent):
         return np.nan
-    bound, incumbent = float(bound), float(incumbent)
-    if incumbent == 0:
-        return 0.0 if bound == 0 else np.inf
-    return max(bound - incumbent, 0.0) / incumbent
+    if float(incumbent) == 0 and float(bound) > 0:
+        return np.inf
+    gap = solver_relative_gap(float(incumbent), max(float(bound), float(incumbent)))   # a bound below: gap 0
+    return np.nan if gap is None else gap
 
 
 def run_mip(config: dict) -> dict:
@@ -285,7 +288,7 @@ def run_mip(config: dict) -> dict:
     correct = float(np.sum(model.predict(X) == y.to_numpy()))
     bound = result.bound
     metrics = {"n_samples": len(y), "incumbent": correct, "bound": bound, "proved": proved(bound, correct),
-               "relative_gap": relative_gap(bound, correct), "in_sample_accuracy": correct / len(y),
+               "relative_gap": paper_gap(correct, bound), "in_sample_accuracy": correct / len(y),
                "no_incumbent": False, "fit_time": fit_time}
     return {"metrics": metrics, "solve_result": result, "tree": model.tree_, "extra": dict(result.extra or {})}
 
