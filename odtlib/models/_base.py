@@ -26,6 +26,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from odtlib.solvers import SOLVERS
 from odtlib.tree import Tree
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ODTClassifier", "warn_user"]
 
-_FALLBACK_SOLVERS = ("highs", "scip", "glpk", "gurobi", "cplex")
 _MAX_NAMED = 10  # how many offending columns an error message lists
 
 
@@ -57,14 +57,6 @@ def warn_user(message: str, category: type[Warning]) -> None:
     while frame is not None and frame.f_code.co_filename.startswith(library):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level if frame is not None else 2)
-
-
-def _known_solvers() -> tuple[str, ...]:
-    try:
-        from odtlib.solvers import SOLVERS
-    except ImportError:
-        return _FALLBACK_SOLVERS
-    return tuple(SOLVERS)
 
 
 def _list_names(names: list[str]) -> str:
@@ -147,7 +139,9 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ validation helpers
     def _check_params(self) -> None:
-        """Check the parameters shared by the formulations (those the estimator has). Extend with super()."""
+        """Check the parameters shared by the formulations (those the estimator has), also for subclasses without
+        ``_parameter_constraints``: a depth that is an integer >= 1 but not a bool (scikit-learn's Interval takes
+        True for 1), a solver that :func:`odtlib.solvers.solve` knows, a positive time limit. Extend with super()."""
         params = self.get_params(deep=False)
         if "depth" in params:
             depth = params["depth"]
@@ -155,7 +149,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
         if "solver" in params:
             solver = params["solver"]
-            known = _known_solvers()
+            known = tuple(SOLVERS)
             if not isinstance(solver, str) or solver.lower() not in known:
                 raise ValueError(f"unknown solver {solver!r}; choose one of {', '.join(known)}")
         if "time_limit" in params:
