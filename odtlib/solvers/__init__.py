@@ -16,8 +16,8 @@ Public API::
     solve(model, solver="highs", time_limit=None, mip_gap=None, threads=1, seed=0,
           warm_start=None, callbacks=None, log=False, abs_gap=None) -> SolveResult
     SolveResult   status, objective, bound, gap, runtime, nodes, n_lazy, n_cuts, solver,
-                  solver_version, build_time, handoff_time, solve_time, rounds, message, extra;
-                  .has_solution, .to_dict()
+                  solver_version, build_time, handoff_time, solve_time, rounds, message, extra,
+                  trace (TracePoint(time, incumbent, bound), see `trace`); .has_solution, .to_dict()
     Callbacks     subclass; override lazy(values) / cut(values) / heuristic(values);
                   attribute lazy_at_fractional (see `odtlib.solvers.callbacks` for a worked
                   Benders example)
@@ -26,6 +26,7 @@ Public API::
     SOLVERS, available_solvers(), SolverNotAvailableError
     StartRejectedWarning                         a complete warm start that violates the model
     capabilities(solver) -> SolverCapabilities   how a solver runs lazy rows, cuts, heuristics
+    check_solvers(names) -> {name: version}      a notebook's first cell: prints each solver, or says what to install
     solver_tuning(solver, strategy) -> dict     solver parameters that suit a search strategy
 
 Plug-ins (`plugins`): LazyRowFamily, CutFamily, PrimalHeuristic, and BranchAndCut, the
@@ -37,11 +38,13 @@ from odtlib.solvers.capabilities import (
     SolverCapabilities,
     SolverCapabilityWarning,
     capabilities,
+    check_solvers,
     solver_tuning,
 )
 from odtlib.solvers.core import SOLVERS, StartRejectedWarning, available_solvers, solve
 from odtlib.solvers.plugins import BranchAndCut, CutFamily, LazyRowFamily, PrimalHeuristic
 from odtlib.solvers.result import SolveResult
+from odtlib.solvers.trace import TracePoint
 
 __all__ = [
     "SOLVERS",
@@ -54,10 +57,12 @@ __all__ = [
     "SolverCapabilityWarning",
     "StartRejectedWarning",
     "capabilities",
+    "check_solvers",
     "solver_tuning",
     "LinearRow",
     "SolveResult",
     "SolverNotAvailableError",
+    "TracePoint",
     "Values",
     "available_solvers",
     "solve",

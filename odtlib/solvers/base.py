@@ -8,6 +8,7 @@ import numpy as np
 
 from odtlib.solvers.callbacks import Callbacks, Row
 from odtlib.solvers.standard_form import StandardForm
+from odtlib.solvers.trace import TraceRecorder
 
 
 class SolverNotAvailableError(RuntimeError):
@@ -57,6 +58,10 @@ class Backend:
     Constructing it hands the arrays to the solver (timed as ``handoff_time``). Backends
     without native callbacks (``supports_callbacks = False``) are driven by the restart loop
     through `set_start`, `add_rows`, `run` and (for root cut rounds) `run_relaxation`.
+
+    ``trace``: `solve()` attaches a `TraceRecorder` before the first run; a backend that sees incumbents or bounds
+    during a run records them there (values in the model's sense). The restart loop detaches it while it runs,
+    since a round's incumbents need not satisfy the lazy rows, and records its rounds itself.
     """
 
     name: str = ""
@@ -64,6 +69,7 @@ class Backend:
     reports_incumbents: bool = False  # run() honours on_incumbent
     branching_priorities: bool = False  # reads StandardForm.branch_priority
     tuning: dict = {}  # search strategy -> solver parameters that suit it (odtlib.solvers.solver_tuning)
+    trace: TraceRecorder | None = None
 
     def __init__(self, sf: StandardForm, options: SolveOptions):
         self.sf = sf

@@ -25,16 +25,20 @@ offers no way at all, ``fit`` raises ValueError naming a solver that has it.
 
 :func:`solver_tuning` returns solver parameters that a model's search strategy benefits from on one solver
 (e.g. top-down branching on SCIP), so that no model module holds a solver's parameter names.
+
+:func:`check_solvers` is the first code cell of every notebook: it prints each solver the notebook needs with
+its version, and stops with the install instructions when one is missing.
 """
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from odtlib.solvers.base import Backend
+from odtlib.solvers.base import Backend, SolverNotAvailableError
 
-__all__ = ["SolverCapabilities", "SolverCapabilityWarning", "capabilities", "solver_tuning", "NATIVE", "EMULATED",
-           "MISSING"]
+__all__ = ["SolverCapabilities", "SolverCapabilityWarning", "capabilities", "check_solvers", "solver_tuning", "NATIVE",
+           "EMULATED", "MISSING"]
 
 NATIVE, EMULATED, MISSING = "native", "emulated", "missing"
 
@@ -91,3 +95,45 @@ def capabilities(solver: str) -> SolverCapabilities:
 def solver_tuning(solver: str, strategy: str) -> dict:
     """The solver parameters that suit a model's search ``strategy`` on ``solver`` ({} when none)."""
     return dict(_backend_type(solver).tuning.get(strategy, {}))
+
+
+def check_solvers(solvers: Iterable[str], echo: Callable[[str], object] = print) -> dict[str, str]:
+    """Check that the solvers a notebook needs are installed, printing one line per solver.
+
+    Parameters
+    ----------
+    solvers : iterable of str
+        Solver names of :data:`odtlib.solvers.SOLVERS`; repeated names are checked once.
+    echo : callable, default print
+        Receives each line: ``"highs: available, version 1.16.0"`` or ``"glpk: MISSING, solver 'glpk' needs ..."``.
+
+    Returns
+    -------
+    dict
+        Solver name -> version, for the solvers found.
+
+    Raises
+    ------
+    SolverNotAvailableError
+        When any solver is missing, after every line is printed; the message names, for each missing solver,
+        the package to install (``pip install highspy``, ``apt-get install glpk-utils``, ...).
+    ValueError
+        For a name that is not a solver of this library.
+    """
+    from odtlib.solvers.core import backend_class, solver_version
+
+    versions, missing = {}, []
+    for name in dict.fromkeys(solver.lower() for solver in solvers):
+        try:
+            backend = backend_class(name)
+        except SolverNotAvailableError as error:
+            missing.append(str(error))
+            echo(f"{name}: MISSING, {error}")
+            continue
+        versions[name] = solver_version(backend)
+        echo(f"{name}: available, version {versions[name]}")
+    if missing:
+        raise SolverNotAvailableError("this notebook needs a solver that is not installed: " + "; ".join(missing)
+                                      + ". Install it and restart the kernel, or choose another solver in the "
+                                        "parameters cell.")
+    return versions

@@ -4,6 +4,9 @@ Both take the standard-form arrays directly (matrix APIs: no Pyomo expression wa
 constraints run through the restart loop like on HiGHS/GLPK — the solvers' native callbacks
 are not wired up; user cuts and heuristics are ignored. pip's ``gurobipy`` and ``cplex``
 wheels carry size-limited licences (enough for the tests' tiny models).
+
+Search trace (`odtlib.solvers.trace`): Gurobi's callback reports its best objective and bound at its MIP progress
+calls and each new solution; CPLEX's trace holds the final point only (added by `solve()`).
 """
 from __future__ import annotations
 
@@ -86,7 +89,7 @@ class GurobiBackend(Backend):
     def run(self, time_limit: float, callbacks=None, on_incumbent=None) -> RunOutcome:
         GRB, m = gurobipy.GRB, self.m
         m.Params.TimeLimit = time_limit if math.isfinite(time_limit) else GRB.INFINITY
-        m.optimize()
+        m.optimize(_gurobi_trace_callback(self.trace) if self.trace is not None else None)
         if m.Status == GRB.INF_OR_UNBD:
             m.Params.DualReductions = 0
             m.optimize()
@@ -103,6 +106,22 @@ class GurobiBackend(Backend):
                   GRB.TIME_LIMIT: "time_limit", GRB.INTERRUPTED: "time_limit"}.get(s, "error")
         return RunOutcome(status, x if status in ("optimal", "time_limit") else None, bound, nodes,
                           f"gurobi status {s}")
+
+
+def _gurobi_trace_callback(trace):
+    """A Gurobi callback that feeds ``trace``: best objective and bound at MIP progress calls, the objective of
+    each new solution (Gurobi reports "none yet" as +-GRB.INFINITY)."""
+    GRB = gurobipy.GRB
+
+    def known(value: float) -> float | None:
+        return value if abs(value) < GRB.INFINITY else None
+
+    def callback(model, where):
+        if where == GRB.Callback.MIP:
+            trace.record(known(model.cbGet(GRB.Callback.MIP_OBJBST)), known(model.cbGet(GRB.Callback.MIP_OBJBND)))
+        elif where == GRB.Callback.MIPSOL:
+            trace.record(incumbent=known(model.cbGet(GRB.Callback.MIPSOL_OBJ)))
+    return callback
 
 
 class CplexBackend(Backend):

@@ -16,6 +16,7 @@ from odtlib.solvers.callbacks import Callbacks, Values
 from odtlib.solvers.restart import restart_loop
 from odtlib.solvers.result import SolveResult, relative_gap
 from odtlib.solvers.standard_form import clean_values, compile_model, load_values, start_vector, start_violations
+from odtlib.solvers.trace import TraceRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -126,6 +127,7 @@ def solve(
     t_built = time.perf_counter()
     backend = backend_cls(sf, options)
     t_ready = time.perf_counter()
+    backend.trace = TraceRecorder(sf.sense, origin=t_ready)
     start_x = None
     if warm_start:
         cols, vals = start_vector(sf, warm_start)
@@ -166,7 +168,9 @@ def solve(
         rounds=rounds,
         message=out.message,
         extra={**out.extra, "model_size": model_size(sf), "solver_found_incumbent": out.x is not None,
+               "objective_sense": "maximize" if sf.sense == -1 else "minimize",
                **({"incumbent": source} if source else {})},
+        trace=backend.trace.finish(objective, bound, at=end - t_ready),
     )
 
 

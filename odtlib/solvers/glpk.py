@@ -5,7 +5,8 @@ The executable is found on PATH (Debian ``glpk-utils``) or next to the running P
 The time limit is glpsol's own ``--tmlim`` (whole seconds, rounded up; it counts the search
 only), with a process timeout a few seconds later as a safety net. GLPK reports no node
 count and no MIP start; lazy constraints run through the restart loop, whose root cut rounds
-solve the LP relaxation with ``--nomip``.
+solve the LP relaxation with ``--nomip``. glpsol's progress lines carry no clock, so the search trace
+(`odtlib.solvers.trace`) of a GLPK run holds its final point only (restart-loop rounds add one point each).
 """
 from __future__ import annotations
 
@@ -154,7 +155,9 @@ class GlpkBackend(Backend):
             return RunOutcome("infeasible", message=_last_status_line(log))
         has_solution = stat in ("o", "f")
         if not is_mip:
-            status = "optimal" if "OPTIMAL LP SOLUTION FOUND" in text else "time_limit"
+            # glpsol says "OPTIMAL SOLUTION FOUND BY LP PREPROCESSOR" when presolve alone solves the LP
+            status = "optimal" if "OPTIMAL LP SOLUTION FOUND" in text or "FOUND BY LP PREPROCESSOR" in text \
+                else "time_limit"
             x_ok = x if has_solution else None
             bound = self.sf.objective_value(x) if status == "optimal" else None
             return RunOutcome(status, x_ok, bound, 0, _last_status_line(log))

@@ -13,12 +13,13 @@ check its limit everywhere (HiGHS issues #1501, #2478): on the 200k-binary model
 bench/solver_handoff.py HiGHS 1.16 was still in its MIP set-up (objective clique partition, after
 presolve) 460 s into a run with a 10 s limit, and with ``presolve="off"`` in its feasibility-jump
 heuristic. A C++ call stuck in such a phase cannot be stopped from inside the process (highspy's
-``cancelSolve`` only acts where HiGHS polls its interrupt callbacks, as it does its clock). A run with a finite limit therefore runs in a forked child process (the loaded model
-is inherited, nothing is copied up front): the child reports every improving incumbent and, about
-once a second, the dual bound and node count through a pipe, and sends the final outcome when HiGHS
-returns. If HiGHS has not returned `KILL_GRACE` seconds after the limit, the child is killed and the
-run ends with status "time_limit", the last incumbent and bound it reported, a message that says so
-and ``extra["highs_killed"] = True`` (200k model, 10 s limit: 12.2 s, see bench/README.md). Runs
+``cancelSolve`` only acts where HiGHS polls its interrupt callbacks, as it does its clock). A run with a
+finite limit therefore runs in a forked child process (the loaded model is inherited, nothing is copied up
+front): the child reports every improving incumbent, every improvement of the search trace and, about once a
+second, the dual bound and node count through a pipe, and sends the final outcome when HiGHS returns. If HiGHS
+has not returned `KILL_GRACE` seconds after the limit, the child is killed and the run ends with status
+"time_limit", the last incumbent and bound it reported, a message that says so and
+``extra["highs_killed"] = True`` (200k model, 10 s limit: 12.2 s, see bench/README.md). Runs
 without a limit stay in this process. The incumbent hook of the restart loop (``on_incumbent``) runs
 in this process; HiGHS waits for its answer, as it does in-process. A child starts from the model as
 passed, so an LP run does not warm-start from the previous run's basis. A fork costs time per run: a
@@ -177,6 +178,7 @@ class HighsBackend(Backend):
 
     def run(self, time_limit: float, callbacks=None, on_incumbent=None) -> RunOutcome:
         started = time.perf_counter()
+        trace_mark = self.trace.mark() if self.trace is not None else 0
         outcome = self._run_once(time_limit, on_incumbent)
         if self._returned_another_point(outcome):
             # HiGHS proved a point of its presolved model but handed back the MIP start, whose objective
@@ -185,6 +187,8 @@ class HighsBackend(Backend):
                         "without presolve", self.sf.objective_value(outcome.x),
                         self.h.getInfo().objective_function_value)
             self.h.setOptionValue("presolve", "off")
+            if self.trace is not None:  # its incumbents were valued in the presolved model
+                self.trace.rollback(trace_mark)
             if self._start is not None:
                 self.h.setSolution(len(self._start[0]), *self._start)
             try:
@@ -208,13 +212,19 @@ class HighsBackend(Backend):
 
     def _run_here(self, time_limit: float, on_incumbent=None, on_progress=None) -> RunOutcome:
         """Run HiGHS in this process. ``on_incumbent(x) -> bool`` sees improving incumbents (True
-        interrupts the run); ``on_progress(bound, nodes)`` is called from HiGHS' interrupt checks."""
+        interrupts the run); ``on_progress(bound, nodes)`` is called from HiGHS' interrupt checks.
+        Both callbacks also feed the search trace (``self.trace``), when there is one, on a MIP."""
         h = self.h
         h.setOptionValue("time_limit", float(time_limit) if math.isfinite(time_limit) else math.inf)
         errors = []
         subscriptions = []
-        if on_incumbent is not None:
+        trace = self.trace if self._is_mip else None
+        if on_incumbent is not None or trace is not None:
             def check(event):
+                if trace is not None:
+                    trace.record(incumbent=event.data_out.objective_function_value)
+                if on_incumbent is None:
+                    return
                 try:
                     stop = on_incumbent(np.asarray(event.data_out.mip_solution))
                 except Exception as exc:  # noqa: BLE001 - highspy >= 1.16 swallows it into "Solve error"
@@ -223,9 +233,13 @@ class HighsBackend(Backend):
                 if stop:
                     event.interrupt()
             subscriptions.append((h.cbMipImprovingSolution, check))
-        if on_progress is not None:
+        if on_progress is not None or trace is not None:
             def progress(event):
-                on_progress(float(event.data_out.mip_dual_bound), int(event.data_out.mip_node_count))
+                out = event.data_out
+                if trace is not None:
+                    trace.record(incumbent=out.mip_primal_bound, bound=out.mip_dual_bound)
+                if on_progress is not None:
+                    on_progress(float(out.mip_dual_bound), int(out.mip_node_count))
             subscriptions.append((h.cbMipInterrupt, progress))
         for callback, fn in subscriptions:
             callback.subscribe(fn)
@@ -279,6 +293,9 @@ class HighsBackend(Backend):
                     conn.send(bool(on_incumbent(last.x)))
             elif kind == "progress":
                 last.bound, last.nodes = payload
+            elif kind == "trace":
+                if self.trace is not None:
+                    self.trace.record(*payload)
             elif kind == "done":
                 outcome, self._reported_objective = payload
                 return outcome
@@ -369,6 +386,10 @@ class _ChildReporter:
         self.conn, self.ask_parent = conn, ask_parent
         self.next_progress = 0.0
 
+    def trace_point(self, at: float, incumbent: float | None, bound: float | None) -> None:
+        """Pass an improvement of the search trace to the parent, whose recorder keeps it."""
+        self.conn.send(("trace", incumbent, bound, at))
+
     def incumbent(self, x: np.ndarray) -> bool:
         self.conn.send(("incumbent", x))
         return self.conn.recv() if self.ask_parent else False
@@ -385,6 +406,8 @@ def _child_main(backend: HighsBackend, conn, time_limit: float, ask_parent: bool
     code = 0
     try:
         reporter = _ChildReporter(conn, ask_parent)
+        if backend.trace is not None:
+            backend.trace.on_change = reporter.trace_point
         outcome = backend._run_here(time_limit, reporter.incumbent, reporter.progress)
         conn.send(("done", outcome, backend._reported_objective))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+
+from odtlib.solvers.trace import TracePoint, end_trace
 
 STATUSES = ("optimal", "time_limit", "infeasible", "unbounded", "error")
 
@@ -47,8 +50,14 @@ class SolveResult:
         constraint handler's check, enforcement and separation; "heuristic" excludes SCIP's check
         of the proposal, whose lazy part is under "lazy") and how often they ran (0 for kinds not
         used). The rest of ``solve_time`` is SCIP itself. ``heuristic_solutions``: proposals of
-        ``Callbacks.heuristic`` that SCIP accepted. Every backend: ``model_size`` (see the property)
-        and ``incumbent``, "solver" or "warm_start" (see ``from_warm_start``).
+        ``Callbacks.heuristic`` that SCIP accepted. Every backend: ``model_size`` (see the property),
+        ``incumbent``, "solver" or "warm_start" (see ``from_warm_start``), and ``objective_sense``,
+        "maximize" or "minimize".
+    trace : tuple of `TracePoint`
+        The search trace: ``(time, incumbent, bound)`` points, seconds since the solver started and values in the
+        model's sense, sorted by time; the last point is ``(.., objective, bound)`` (see `odtlib.solvers.trace`;
+        ``odtlib.plotting.plot_search_progress`` draws it). ``to_dict`` writes it as a list of
+        ``[time, incumbent, bound]`` lists. Empty for a result not made by ``solve()``.
     """
 
     status: str
@@ -67,6 +76,7 @@ class SolveResult:
     rounds: int = 1
     message: str = ""
     extra: dict = field(default_factory=dict)
+    trace: tuple[TracePoint, ...] = ()
 
     @property
     def model_size(self) -> dict | None:
@@ -84,6 +94,19 @@ class SolveResult:
     def has_solution(self) -> bool:
         """True when an incumbent was found and its values were loaded into the model."""
         return self.objective is not None
+
+    def restate_trace(self, value: Callable[[float], float] | None = None) -> None:
+        """End ``trace`` at the current ``objective`` and ``bound``, after a model changed them: rounded the bound
+        to the objective's step, or restated both on another scale, given as ``value`` (applied to every incumbent
+        and bound of the trace first; it must be increasing, so that the sense, ``extra["objective_sense"]``,
+        still holds). Earlier points are clipped as `odtlib.solvers.trace.end_trace` says."""
+        if not self.trace:
+            return
+        points = [TracePoint(*p) for p in self.trace]
+        if value is not None:
+            points = [TracePoint(p.time, *(None if v is None else float(value(v)) for v in p[1:])) for p in points]
+        sense = -1 if self.extra.get("objective_sense") == "maximize" else 1
+        self.trace = end_trace(points, TracePoint(points[-1].time, self.objective, self.bound), sense)
 
     def to_dict(self) -> dict:
         """JSON-safe dict (infinities and NaN become None)."""

@@ -29,6 +29,10 @@ stops before SCIP checks its proposal (``trySol``): that check runs the lazy han
 counted under "lazy", so the kinds never overlap.
 
 An exception raised inside a callback interrupts the solve and is re-raised by `solve()`.
+
+Search trace (`odtlib.solvers.trace`): the event handler `_TraceEvents`, installed on every run, reads SCIP's
+primal and dual bound when a new best solution is found or the global dual bound improves (a few calls per run:
+7 on a FlowOCT fit of 101 nodes, where an event per solved node made 105).
 """
 from __future__ import annotations
 
@@ -49,11 +53,12 @@ from odtlib.solvers.standard_form import StandardForm, start_vector
 
 try:
     import pyscipopt
-    from pyscipopt import SCIP_HEURTIMING, SCIP_RESULT, Conshdlr, Heur, Sepa
+    from pyscipopt import SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_RESULT, Conshdlr, Eventhdlr, Heur, Sepa
     from pyscipopt.scip import Expr, MatrixVariable, Term
 except ImportError:
     pyscipopt = None
-    Conshdlr = Heur = Sepa = type("_NoSCIPPlugin", (), {})   # a base other than object keeps the plug-ins' MRO valid
+    # a base other than object keeps the plug-ins' MRO valid
+    Conshdlr = Eventhdlr = Heur = Sepa = type("_NoSCIPPlugin", (), {})
 
 _STATUS = {
     "optimal": "optimal",
@@ -94,6 +99,7 @@ class ScipBackend(Backend):
             m.hideOutput()
         self.vars = self._read_lp_file()
         self.X = np.fromiter(self.vars, dtype=object, count=len(self.vars)).view(MatrixVariable)
+        self._tracing = False  # the trace event handler is included (once per model)
         if sf.c_offset:
             m.addObjoffset(sf.c_offset)
         m.setParam("limits/gap", options.mip_gap)
@@ -148,6 +154,9 @@ class ScipBackend(Backend):
         if math.isfinite(time_limit):
             m.setParam("limits/time", max(time_limit, 0.0))
         plugins = _install_callbacks(self, callbacks) if callbacks is not None else []
+        if self.trace is not None and not self._tracing:
+            m.includeEventhdlr(_TraceEvents(self.trace), "odtlib_trace", "search trace of odtlib")
+            self._tracing = True
         m.optimize()
         for plugin in plugins:
             if plugin.error is not None:
@@ -183,6 +192,31 @@ def _row_cons(variables, r: Row):
     if not math.isfinite(r.ub):
         return expr >= r.lb
     return (r.lb <= expr) <= r.ub
+
+
+class _TraceEvents(Eventhdlr):
+    """Feeds the search trace: SCIP's primal and dual bound at each new best solution and each improvement of the
+    global dual bound (SCIP >= 8; older versions: each solved node)."""
+
+    def __init__(self, trace):
+        self.trace = trace
+        bound_event = getattr(SCIP_EVENTTYPE, "DUALBOUNDIMPROVED", None) or SCIP_EVENTTYPE.NODESOLVED
+        self.events = SCIP_EVENTTYPE.BESTSOLFOUND | bound_event
+
+    def eventinit(self):
+        self.model.catchEvent(self.events, self)
+
+    def eventexit(self):
+        self.model.dropEvent(self.events, self)
+
+    def eventexec(self, event):
+        m = self.model
+        infinity = m.infinity()
+        incumbent = m.getPrimalbound() if m.getNSols() > 0 else None
+        bound = m.getDualbound()
+        self.trace.record(incumbent=incumbent if incumbent is not None and abs(incumbent) < infinity else None,
+                          bound=bound if abs(bound) < infinity else None)
+        return {}
 
 
 # --------------------------------------------------------------------------------------

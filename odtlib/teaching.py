@@ -1,0 +1,174 @@
+"""Small, readable versions of what a MIP solver does, for teaching (drawn by `odtlib.plotting`).
+
+* `lp_relaxation_bound` — the LP relaxation's optimum of a Pyomo MIP (integrality dropped with Pyomo's
+  ``core.relax_integer_vars`` on a copy): the bound a solver starts branch-and-bound from.
+* `root_bounds` — that bound for several formulations of the same problem next to their integer optimum, e.g.
+  OCT's big-M model against FlowOCT (paper 001, Section 2.2: the flow formulation's relaxation is tighter).
+* `branch_and_bound` — a depth-first branch-and-bound over the LP relaxation of a model whose integer variables
+  are binary: branch on the most fractional binary, prune a node when its LP is infeasible, when its bound is no
+  better than the incumbent, or when its LP solution is integral. It records every node (`BnBNode`) so that
+  `odtlib.plotting.plot_branch_and_bound` can draw the tree. It is meant for toys of a few dozen nodes: every
+  node is one LP solve through `odtlib.solvers.solve`, and ``node_limit`` stops it.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+import pyomo.environ as pyo
+
+from odtlib.solvers import solve
+
+__all__ = ["BnBNode", "BnBResult", "branch_and_bound", "lp_relaxation_bound", "root_bounds"]
+
+#: node statuses, in the words of a textbook
+BRANCHED, INTEGRAL, INFEASIBLE, PRUNED, UNEXPLORED = (
+    "branched", "integral", "infeasible", "pruned by bound", "not explored (node limit)")
+INTEGRALITY_TOLERANCE = 1e-6
+
+
+@dataclass
+class BnBNode:
+    """One node of the search: its id (in the order solved), its parent's id (None at the root), the branching
+    decision that created it (``"x[2] = 0"``; empty at the root), its LP bound (None when infeasible or not
+    solved), its status, and the incumbent value when it was processed (None before any)."""
+
+    id: int
+    parent: int | None
+    decision: str
+    bound: float | None
+    status: str
+    incumbent_then: float | None = None
+    depth: int = 0
+
+
+@dataclass
+class BnBResult:
+    """The nodes, the best integer objective found (None if none) and its variable values, and whether the
+    search finished (False when ``node_limit`` stopped it: the optimum is then not proved)."""
+
+    nodes: list[BnBNode]
+    objective: float | None
+    solution: dict[str, float]
+    sense: str
+    finished: bool
+
+    def frame(self) -> pd.DataFrame:
+        """The nodes as a table (one row per node)."""
+        return pd.DataFrame([vars(node) for node in self.nodes])
+
+
+def relaxed_copy(model: pyo.ConcreteModel) -> tuple[pyo.ConcreteModel, list]:
+    """A copy of ``model`` with integrality dropped, and the copy's variables that were binary."""
+    relaxed = model.clone()
+    binaries = [var for var in relaxed.component_data_objects(pyo.Var) if var.is_binary() and not var.fixed]
+    pyo.TransformationFactory("core.relax_integer_vars").apply_to(relaxed)
+    return relaxed, binaries
+
+
+def lp_relaxation_bound(model: pyo.ConcreteModel, solver: str = "highs") -> float:
+    """The optimum of ``model``'s LP relaxation: an upper bound on a maximisation's integer optimum (a lower
+    bound for a minimisation), because every integer solution is feasible for the relaxation."""
+    relaxed, _ = relaxed_copy(model)
+    result = solve(relaxed, solver=solver)
+    if result.status != "optimal":
+        raise RuntimeError(f"the LP relaxation did not solve to optimality: {result.status}")
+    return float(result.objective)
+
+
+def root_bounds(models: Mapping[str, pyo.ConcreteModel], solver: str = "highs",
+                time_limit: float | None = None) -> pd.DataFrame:
+    """For each named formulation of the same problem: its LP relaxation bound (the root bound), its MIP
+    objective, bound and status (within ``time_limit``). A stronger formulation has a root bound closer to the
+    integer optimum, so the solver has less to branch on."""
+    rows = []
+    for name, model in models.items():
+        lp = lp_relaxation_bound(model, solver=solver)
+        mip = solve(model.clone(), solver=solver, time_limit=time_limit)
+        rows.append({"formulation": name, "lp_bound": lp, "mip_objective": mip.objective,
+                     "mip_bound": mip.bound, "mip_status": mip.status})
+    return pd.DataFrame(rows)
+
+
+def branch_and_bound(model: pyo.ConcreteModel, solver: str = "highs", node_limit: int = 60) -> BnBResult:
+    """Depth-first branch-and-bound over the LP relaxation of ``model`` (all integer variables binary).
+
+    At each node the LP is solved with the branching decisions as variable bounds. The node is pruned as
+    infeasible, pruned by bound (its LP value is no better than the incumbent), or integral (its LP solution is
+    a new incumbent); otherwise the most fractional binary (closest to 1/2) is branched on, and the child that
+    rounds the LP value is searched first. At most ``node_limit`` LPs are solved; the nodes left on the stack
+    are recorded as not explored.
+    """
+    if any(var.is_integer() and not var.is_binary() for var in model.component_data_objects(pyo.Var)):
+        raise ValueError("branch_and_bound handles binary (0/1) integer variables only")
+    relaxed, binaries = relaxed_copy(model)
+    maximize = _objective(relaxed).sense == pyo.maximize
+    nodes: list[BnBNode] = []
+    incumbent, solution = None, {}
+    stack = [(None, "", {}, 0)]            # (parent id, decision, {binary index: fixed value}, depth)
+    while stack and len(nodes) < node_limit:
+        parent, decision, fixed, depth = stack.pop()
+        bound = _solve_node(relaxed, binaries, fixed, solver)
+        node = BnBNode(len(nodes), parent, decision, bound, BRANCHED, incumbent, depth)
+        nodes.append(node)
+        if bound is None:
+            node.status = INFEASIBLE
+        elif incumbent is not None and not _better(bound, incumbent, maximize):
+            node.status = PRUNED
+        else:
+            branch = _most_fractional(binaries)
+            if branch is None:
+                node.status = INTEGRAL
+                incumbent = bound
+                solution = {var.name: float(pyo.value(var)) for var in relaxed.component_data_objects(pyo.Var)}
+            else:
+                stack.extend(_children(node.id, binaries, branch, fixed, depth))
+    for parent, decision, _, depth in reversed(stack):
+        nodes.append(BnBNode(len(nodes), parent, decision, None, UNEXPLORED, incumbent, depth))
+    return BnBResult(nodes, incumbent, solution, "maximize" if maximize else "minimize", finished=not stack)
+
+
+def _objective(model: pyo.ConcreteModel):
+    objectives = list(model.component_data_objects(pyo.Objective, active=True))
+    if len(objectives) != 1:
+        raise ValueError(f"the model needs exactly one active objective, it has {len(objectives)}")
+    return objectives[0]
+
+
+def _solve_node(relaxed: pyo.ConcreteModel, binaries: list, fixed: dict, solver: str) -> float | None:
+    """The LP value at a node (binaries in ``fixed`` get lower = upper bound), None when infeasible."""
+    for index, var in enumerate(binaries):
+        value = fixed.get(index)
+        var.setlb(0 if value is None else value)
+        var.setub(1 if value is None else value)
+    result = solve(relaxed, solver=solver)
+    if result.status == "infeasible":
+        return None
+    if result.status != "optimal":
+        raise RuntimeError(f"an LP of the branch-and-bound ended with status {result.status}")
+    return float(result.objective)
+
+
+def _better(bound: float, incumbent: float, maximize: bool) -> bool:
+    """Whether a node with this LP bound may still hold a strictly better solution than the incumbent."""
+    margin = 1e-6 * max(1.0, abs(incumbent))
+    return bound > incumbent + margin if maximize else bound < incumbent - margin
+
+
+def _most_fractional(binaries: list) -> int | None:
+    """Index of the binary whose LP value is closest to 1/2, None when all are integral."""
+    distances = [abs(pyo.value(var) - 0.5) for var in binaries]
+    index = min(range(len(binaries)), key=distances.__getitem__, default=None)
+    if index is None or distances[index] > 0.5 - INTEGRALITY_TOLERANCE:
+        return None
+    return index
+
+
+def _children(node_id: int, binaries: list, branch: int, fixed: dict, depth: int) -> list[tuple]:
+    """The two children of a node, ordered so that the one the LP value rounds to is popped first."""
+    name = binaries[branch].name
+    rounded = int(round(pyo.value(binaries[branch])))
+    first, second = rounded, 1 - rounded
+    return [(node_id, f"{name} = {value}", {**fixed, branch: value}, depth + 1) for value in (second, first)]
+
