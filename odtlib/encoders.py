@@ -5,16 +5,16 @@ Every encoder is a scikit-learn transformer (``fit`` / ``transform`` / ``fit_tra
 for categorical columns (dtype ``category``, ``object``, ``string`` or ``bool``): one-hot
 indicators named ``col=value``. They differ in what they do with numeric columns:
 
-===============================  =======================================================  =========
-encoder                          numeric column ->                                        paper
-===============================  =======================================================  =========
-``OneHotEncoder``                one indicator per distinct value (treated as categorical) 001, 003
-``QuantileBucketEncoder(k)``     QB-k: indicator of each of the k quantile buckets        003
-``QuantileThresholdEncoder(k)``  QT-k: indicators ``x > q_j`` at the inner k-quantiles     003
-``DecileEncoder``                ordered decile buckets (one group per column)            000 (4.4)
-``UnitScaler``                   min-max scaling to [0, 1]                                002, 004
-``ClassChangeThresholdEncoder``  indicators ``x <= t`` at class-change midpoints          002
-===============================  =======================================================  =========
+===============================  =========================================================  =========
+encoder                          numeric column ->                                          paper
+===============================  =========================================================  =========
+``OneHotEncoder``                one indicator per distinct value (treated as categorical)  001, 003
+``QuantileBucketEncoder(k)``     QB-k: indicator of each of the k quantile buckets          003
+``QuantileThresholdEncoder(k)``  QT-k: indicators ``x > q_j`` at the inner k-quantiles      003
+``DecileEncoder``                ordered decile buckets (one group per column)              000 (4.4)
+``UnitScaler``                   min-max scaling to [0, 1]                                  002, 004
+``ClassChangeThresholdEncoder``  indicators ``x <= t`` at class-change midpoints            002
+===============================  =========================================================  =========
 
 After ``fit`` each encoder exposes ``groups_``: one :class:`FeatureGroup` per original column,
 listing the output columns that encode it, so models can impose group constraints (paper 000)
@@ -359,6 +359,28 @@ class OneHotEncoder(_GroupEncoder):
         warning per ``transform`` call naming the columns and values (``"warn"``, the default)
         or silently (``"ignore"``); ``"error"`` raises ``ValueError`` naming them. Dropping a
         binary column's indicator (``drop_binary``) makes an unseen value look like the dropped one.
+
+    Attributes
+    ----------
+    groups_ : list of FeatureGroup
+        One group per input column, listing its output columns.
+    feature_names_in_, n_features_in_
+        The input columns.
+
+    Examples
+    --------
+    Every value of every column becomes an indicator, numbers included:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"colour": ["red", "green", "red", "blue"], "size": [1.0, 2.0, 3.0, 4.0]})
+    >>> OneHotEncoder().fit(frame).get_feature_names_out().tolist()
+    ['colour=blue', 'colour=green', 'colour=red', 'size=1', 'size=2', 'size=3', 'size=4']
+    >>> OneHotEncoder().fit_transform(frame[["colour"]])
+       colour=blue  colour=green  colour=red
+    0            0             0           1
+    1            0             1           0
+    2            0             0           1
+    3            1             0           0
     """
 
     def _treat_as_categorical(self, column: pd.Series) -> bool:
@@ -373,6 +395,25 @@ class QuantileBucketEncoder(_GroupEncoder):
     quantiles all equal its minimum gets a single, always-1 bucket, as in the paper's files).
     Buckets are ``(q_{j}, q_{j+1}]``, the first closed on the left; values outside the training
     range at transform time fall into the first or last bucket. Categorical columns are one-hot.
+
+    Parameters
+    ----------
+    k : int, default 5
+        Number of quantile buckets per numeric column.
+    drop_binary, unseen
+        As for :class:`OneHotEncoder`.
+
+    Examples
+    --------
+    The median of 1, 2, 3, 4 is 2.5, so k = 2 gives the buckets [1, 2.5] and (2.5, 4]:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"colour": ["red", "green", "red", "blue"], "size": [1.0, 2.0, 3.0, 4.0]})
+    >>> encoded = QuantileBucketEncoder(k=2).fit_transform(frame[["size"]])
+    >>> encoded.columns.tolist(), encoded["size in (2.5, 4]"].tolist()
+    (['size in [1, 2.5]', 'size in (2.5, 4]'], [0, 0, 1, 1])
+    >>> QuantileBucketEncoder(k=2).fit(frame).groups_[1].kind
+    'ordinal'
     """
 
     def __init__(self, k: int = 5, drop_binary: bool | str = False, unseen: str = "warn"):
@@ -397,6 +438,20 @@ class DecileEncoder(QuantileBucketEncoder):
 
     The groups have kind ``"ordinal"``: the formulation may then only send a prefix or a suffix
     of the buckets to the left (paper 000's numerical-feature constraints).
+
+    Parameters
+    ----------
+    drop_binary, unseen
+        As for :class:`OneHotEncoder`.
+
+    Examples
+    --------
+    Eleven distinct values give ten decile buckets, the lowest holding 0 and 1:
+
+    >>> import pandas as pd
+    >>> encoder = DecileEncoder().fit(pd.DataFrame({"x": range(11)}))
+    >>> len(encoder.groups_[0].columns), encoder.groups_[0].columns[0]
+    (10, 'x in [0, 1]')
     """
 
     def __init__(self, drop_binary: bool | str = False, unseen: str = "warn"):
@@ -410,6 +465,26 @@ class QuantileThresholdEncoder(_GroupEncoder):
     midpoint interpolation (``numpy.quantile(..., method="midpoint")``), duplicates removed.
     The strict ``>`` is what the authors' encoded files contain (their code tests
     ``x >= q + 1e-8``). Categorical columns are one-hot.
+
+    Parameters
+    ----------
+    k : int >= 2, default 5
+        The thresholds are the inner k-quantiles.
+    drop_binary, unseen
+        As for :class:`OneHotEncoder`.
+
+    Examples
+    --------
+    With k = 2 the one threshold is the median 2.5 of 1, 2, 3, 4:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"colour": ["red", "green", "red", "blue"], "size": [1.0, 2.0, 3.0, 4.0]})
+    >>> QuantileThresholdEncoder(k=2).fit_transform(frame[["size"]])
+       size>2.5
+    0         0
+    1         0
+    2         1
+    3         1
     """
 
     def __init__(self, k: int = 5, drop_binary: bool | str = False, unseen: str = "warn"):
@@ -431,6 +506,22 @@ class ClassChangeThresholdEncoder(_GroupEncoder):
     is made when the rows with value ``v_i`` or ``v_{i+1}`` do not all share one class; between
     two values that only carry the same single class no split can help, so none is made.
     ``fit`` needs ``y``. Categorical columns are one-hot.
+
+    Parameters
+    ----------
+    drop_binary, unseen
+        As for :class:`OneHotEncoder`.
+
+    Examples
+    --------
+    The labels of sizes 1, 2, 3, 4 are 1, 0, 0, 1: the class changes between 1 and 2 and between 3 and 4,
+    not between 2 and 3, so the thresholds are 1.5 and 3.5:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"colour": ["red", "green", "red", "blue"], "size": [1.0, 2.0, 3.0, 4.0]})
+    >>> encoder = ClassChangeThresholdEncoder().fit(frame[["size"]], [1, 0, 0, 1])
+    >>> encoder.get_feature_names_out().tolist()
+    ['size<=1.5', 'size<=3.5']
     """
 
     def _numeric_rule(self, name, x, y) -> _ThresholdRule:
@@ -451,6 +542,23 @@ class UnitScaler(_GroupEncoder):
 
     The training minimum and maximum are kept; new data is scaled with them and not clipped,
     so test values may fall slightly outside [0, 1]. A constant column maps to 0.
+
+    Parameters
+    ----------
+    drop_binary, unseen
+        As for :class:`OneHotEncoder` (for the categorical columns).
+
+    Examples
+    --------
+    Sizes 1 to 4 map to (size - 1) / 3; a new value 7 maps to 2 (not clipped):
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"colour": ["red", "green", "red", "blue"], "size": [1.0, 2.0, 3.0, 4.0]})
+    >>> scaler = UnitScaler().fit(frame)
+    >>> scaler.transform(frame)["size"].round(3).tolist()
+    [0.0, 0.333, 0.667, 1.0]
+    >>> scaler.transform(pd.DataFrame({"colour": ["red"], "size": [7.0]}))["size"].tolist()
+    [2.0]
     """
 
     _output_dtype = float
@@ -467,9 +575,31 @@ class CategoricalEncoding(TransformerMixin, BaseEstimator):
     bucketed into deciles (:class:`DecileEncoder`, Section 4.4 of Günlük et al.). Both become ordinal groups.
     Categories unseen in ``fit`` encode as all zeros (they go right at every subset test of their group).
 
-    After ``fit``: ``groups_`` (one :class:`FeatureGroup` per original column, kind "ordinal" for numeric
-    columns), ``by_value_`` (the numeric columns encoded value by value) and ``encoder_`` (the fitted
-    :class:`DecileEncoder`).
+    Parameters
+    ----------
+    max_values_as_buckets : int, default 10
+        A numeric column with at most this many distinct values gets one column per value.
+
+    Attributes
+    ----------
+    groups_ : list of FeatureGroup
+        One group per original column, kind "ordinal" for numeric columns.
+    by_value_ : list of str
+        The numeric columns encoded value by value.
+    encoder_ : DecileEncoder
+        The fitted encoder.
+
+    Examples
+    --------
+    ``size`` has 4 <= 10 values, so it is encoded value by value, as an ordinal group:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"colour": ["red", "green", "red", "blue"], "size": [1.0, 2.0, 3.0, 4.0]})
+    >>> encoding = CategoricalEncoding().fit(frame)
+    >>> [(group.name, group.kind, len(group.columns)) for group in encoding.groups_]
+    [('colour', 'categorical', 3), ('size', 'ordinal', 4)]
+    >>> encoding.by_value_
+    ['size']
     """
 
     def __init__(self, max_values_as_buckets: int = 10):

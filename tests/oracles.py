@@ -142,3 +142,20 @@ def violated_constraints(model, values) -> list[str]:
         if (con.has_lb() and body < pyo.value(con.lower) - 1e-9) or (con.has_ub() and body > pyo.value(con.upper) + 1e-9):
             bad.append(con.name)
     return bad
+
+
+def weighted_tree_objective(tree: tuple, X: np.ndarray, y: np.ndarray, weights: np.ndarray, lam: float = 0.0
+                            ) -> float:
+    """``(1 - lam) * (weight of the correctly classified rows) - lam * splits`` of a nested-tuple tree: paper
+    001's (1.1) with every row counted with its weight."""
+    correct = predict_tree(tree, X) == np.asarray(y)
+    return (1 - lam) * float(np.sum(np.asarray(weights, dtype=np.float64)[correct])) - lam * _n_splits(tree)
+
+
+def best_weighted_objective(X: np.ndarray, y: np.ndarray, weights: np.ndarray, depth: int, lam: float = 0.0,
+                            n_classes: int | None = None) -> float:
+    """The optimum of the weighted (1.1) over every tree of depth <= ``depth`` (<= 2), by listing them all."""
+    if depth > 2:
+        raise ValueError("explicit enumeration is only meant for depth <= 2")
+    K = int(np.max(y)) + 1 if n_classes is None else n_classes
+    return max(weighted_tree_objective(t, X, y, weights, lam) for t in _all_trees(X.shape[1], K, depth))

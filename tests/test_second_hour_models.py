@@ -24,6 +24,7 @@ from odtlib.models import (
     SVM1ODT,
     BendersOCT,
     BinOCT,
+    CategoricalODT,
     FlowOCT,
     NotProvedOptimalWarning,
     OCT,
@@ -160,6 +161,56 @@ def test_feature_names_in_only_for_string_column_names(estimator):
         assert list(model.feature_names_in_) == ["a", "b", "c"]
         model.fit(X.to_numpy(), y)
     assert not hasattr(model, "feature_names_in_") and model.n_features_in_ == 3
+
+
+def test_categorical_odt_names_the_columns_it_was_given():
+    """CategoricalODT encodes a raw frame itself; its feature names are the frame's two columns, not the
+    encoded ones (3 colours + 4 sizes = 7 indicators), and a numpy array gives none, as in scikit-learn."""
+    frame = pd.DataFrame({"colour": ["red", "green", "blue"] * 4, "size": [1, 2, 3, 4] * 3})
+    y = (frame.colour == "red").astype(int).to_numpy()       # one subset test separates it: accuracy 1
+    model = CategoricalODT().fit(frame, y)
+    assert list(model.feature_names_in_) == ["colour", "size"] and model.n_features_in_ == 2
+    assert len(model.encoded_columns_) == 7
+    assert model.score(frame, y) == 1.0
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(frame.rename(columns={"size": "weight"}))
+    model.fit(frame.to_numpy(dtype=object), y)
+    assert not hasattr(model, "feature_names_in_") and model.n_features_in_ == 2
+    assert model.score(frame.to_numpy(dtype=object), y) == 1.0
+
+
+# ------------------------------------------------------------------ item 5: SVM1ODT on string categories
+def _string_frame():
+    frame = pd.DataFrame({"colour": ["red", "green"] * 5, "shape": ["round", "square"] * 5,
+                          "weight": np.linspace(0, 1, 10)})
+    return frame, np.arange(10) % 2
+
+
+def test_svm1odt_string_categories_ask_for_integer_codes():
+    frame, y = _string_frame()
+    with pytest.raises(ValueError) as error:
+        SVM1ODT(categorical_features=["colour", 1]).fit(frame, y)       # by name and by index
+    message = str(error.value)
+    assert "non-numeric columns 'colour', 'shape'" in message
+    assert 'X[c] = X[c].astype("category").cat.codes for each column c of \'colour\', \'shape\'' in message
+    assert "OneHotEncoder" not in message
+
+
+def test_svm1odt_undeclared_string_column_is_named_with_both_fixes():
+    frame, y = _string_frame()
+    with pytest.raises(ValueError) as error:
+        SVM1ODT(categorical_features=["colour"]).fit(frame, y)
+    message = str(error.value)
+    assert """X['colour'] = X['colour'].astype("category").cat.codes;""" in message
+    assert "'shape' is not in categorical_features" in message and "OneHotEncoder" in message
+
+
+def test_svm1odt_fits_the_codes_its_error_recommends():
+    frame, y = _string_frame()
+    for column in ("colour", "shape"):
+        frame[column] = frame[column].astype("category").cat.codes
+    model = SVM1ODT(depth=1, categorical_features=["colour", "shape"], time_limit=30).fit(frame, y)
+    assert model.score(frame, y) == 1.0      # colour alone separates y (red rows are the even ones)
 
 
 def test_model_size_counts_the_solver_model():

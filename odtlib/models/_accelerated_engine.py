@@ -19,6 +19,9 @@ the formulations, STreeD and the exhaustive search.
 :class:`~odtlib.models.RegularizedBendOCT` (all of paper 003's accelerations, its defaults) with λ' and the
 estimator's solver, limits and warm start, and reports ``solve_result_`` on paper 001's scale, with
 ``solve_result_.extra["engine"]`` saying which engine ran.
+
+The accelerated engine counts every point once: a fit with point weights (``sample_weight`` or ``class_weight``,
+other than all 1) is refused with ``engine="accelerated"``, naming ``engine="formulation"``, which weights them.
 """
 from __future__ import annotations
 
@@ -58,12 +61,22 @@ def paper001_value(value: float | None, split_penalty: float, n_samples: int) ->
 class AcceleratedEngine:
     """Mixin of FlowOCT and BendersOCT: ``engine="accelerated"`` fits through RegularizedBendOCT (module doc)."""
 
-    def _fit(self, X: np.ndarray, y: np.ndarray) -> tuple[Tree, SolveResult]:
+    def _fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
+             ) -> tuple[Tree, SolveResult]:
         if self.engine == "formulation":
-            tree, result = super()._fit(X, y)
+            tree, result = super()._fit(X, y, sample_weight)
             result.extra["engine"] = "formulation"
             return tree, result
+        self._refuse_weights(self._point_weights(y, sample_weight))
         return self._fit_accelerated(X, y)
+
+    def _refuse_weights(self, weights: np.ndarray | None) -> None:
+        """Paper 003's engine (its EQP sets, D2S bounds, path-bound and Benders cuts, polishing) counts points
+        unweighted here: refuse weights other than all 1 rather than ignore them."""
+        if weights is not None and not np.all(weights == 1):
+            raise ValueError(f"{type(self).__name__}(engine='accelerated') does not take sample_weight or "
+                             "class_weight (paper 003's engine counts every point once); use "
+                             "engine='formulation' for a weighted fit")
 
     def _fit_accelerated(self, X: np.ndarray, y: np.ndarray) -> tuple[Tree, SolveResult]:
         """Solve at λ' on RegularizedBendOCT; report the tree's objective (1.1), counted exactly, and the bound
@@ -85,6 +98,7 @@ class AcceleratedEngine:
         result.objective = (1 - lam) * correct - lam * inner.tree_.n_splits                     # (1.1)
         result.bound = paper001_value(result.bound, lam, len(y))
         result.gap = relative_gap(result.objective, result.bound)
+        result.restate_trace(lambda value: paper001_value(value, lam, len(y)))
         result = round_bound(result, objective_step(lam), maximize=True)
         self._warn_if_not_proved(result)
         if self.keep_model:

@@ -98,7 +98,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         then receives the checked weights (non-negative, one per row) as ``sample_weight``."""
         self._validate_params()
         self._check_params()
-        _check_numeric_columns(X)
+        _check_numeric_columns(X, self._non_numeric_advice)
         X_arr = validate_data(self, X, reset=True, dtype=np.float64, ensure_all_finite=False)
         _check_finite(X_arr, self._column_names(X_arr.shape[1]))
         y_arr = self._check_y(y, X_arr.shape[0])
@@ -111,6 +111,8 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         weights = {} if sample_weight is None else {
             "sample_weight": _check_sample_weight(sample_weight, X_arr, ensure_non_negative=True)}
         tree, result = self._fit(X_arr, y_encoded.astype(np.int64), **weights)
+        if hasattr(result, "restate_trace"):   # a SolveResult: its trace ends at the objective and bound reported
+            result.restate_trace()
         if tree.feature_names is None and hasattr(self, "feature_names_in_"):
             tree = tree.with_feature_names(list(self.feature_names_in_))
         self.tree_ = tree.with_leaf_counts(X_arr, classes[y_encoded])
@@ -159,6 +161,11 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
             ):
                 raise ValueError(f"time_limit must be a positive number of seconds or None, got {limit!r}")
 
+    def _non_numeric_advice(self, X: pd.DataFrame, columns: list[str]) -> str:
+        """The end of fit's error for the non-numeric ``columns`` of X: how to make them numbers. Formulations
+        that take category codes override it."""
+        return "encode them first (e.g. odtlib.encoders.OneHotEncoder)"
+
     def _check_X_fitted(self, X: Any) -> np.ndarray:
         """X for predict/apply: fitted estimator, same columns as in fit, the values fit accepts."""
         check_is_fitted(self, "tree_")
@@ -196,8 +203,8 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         return y_arr
 
 
-def _check_numeric_columns(X: Any) -> None:
-    """Reject DataFrames with non-numeric columns, pointing to the encoders."""
+def _check_numeric_columns(X: Any, advice) -> None:
+    """Reject DataFrames with non-numeric columns, naming them and saying the fix (``advice(X, columns)``)."""
     if not isinstance(X, pd.DataFrame):
         return
     bad = [
@@ -206,10 +213,7 @@ def _check_numeric_columns(X: Any) -> None:
         if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
     ]
     if bad:
-        raise ValueError(
-            f"X has non-numeric columns {_list_names(bad)}; encode them first "
-            "(e.g. odtlib.encoders.OneHotEncoder)"
-        )
+        raise ValueError(f"X has non-numeric columns {_list_names(bad)}; {advice(X, bad)}")
 
 
 def _check_finite(X: np.ndarray, names: list[str]) -> None:

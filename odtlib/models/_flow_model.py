@@ -14,15 +14,23 @@ import pyomo.environ as pyo
 from sklearn.utils._param_validation import Interval
 
 from odtlib.models._flow_tree import decode_branching, tree_assignment
-from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, objective_step
+from odtlib.models._pipeline import (
+    FitContext,
+    MIPTreeClassifier,
+    class_weight_constraint,
+    common_constraints,
+    objective_step,
+)
 from odtlib.tree import Tree
 
 __all__ = ["FlowModelClassifier", "flow_constraints"]
 
 
 def flow_constraints(**extra) -> dict:
-    """Parameter constraints of the paper-001 estimators (``split_penalty`` in [0, 1]) plus ``extra``."""
-    return {**common_constraints(), "split_penalty": [Interval(numbers.Real, 0, 1, closed="both")], **extra}
+    """Parameter constraints of the paper-001 estimators (``split_penalty`` in [0, 1], ``class_weight``) plus
+    ``extra``."""
+    return {**common_constraints(), "split_penalty": [Interval(numbers.Real, 0, 1, closed="both")],
+            **class_weight_constraint(), **extra}
 
 
 class FlowModelClassifier(MIPTreeClassifier):
@@ -45,5 +53,6 @@ class FlowModelClassifier(MIPTreeClassifier):
         return Tree.from_flow_solution(ctx.depth, branch_feature, {n: ctx.classes[k] for n, k in node_label.items()})
 
     def _objective_step(self, ctx: FitContext) -> float | None:
-        """Objective (1.1) takes values ``(1-λ)·a - λ·b`` for integers a, b."""
+        """Objective (1.1) takes values ``(1-λ)·a - λ·b`` for integers a, b (a weighted count a is an integer when
+        every weight is; the pipeline drops the step otherwise)."""
         return objective_step(self.split_penalty)

@@ -6,7 +6,8 @@
     validate X, y and the parameters                    (ODTClassifier.fit)
     encode labels as 0..K-1                             (ODTClassifier.fit)
     ctx = _context(X, y)                                per-fit data and objects, passed to every hook
-                                                        (with sample_weight, when fit takes weights)
+                                                        (ctx.sample_weight: the points' weights, from fit's
+                                                        sample_weight and class_weight, _point_weights)
     refuse models too large to build                    _size_terms(ctx)
     check the solver can run the switches               _plugin_needs(ctx)    (solvers.capabilities)
     model = _build(ctx)                                 the Pyomo model of the paper's equations
@@ -49,7 +50,8 @@ from odtlib.solvers.result import relative_gap
 from odtlib.tree import Leaf, Tree, UnivariateSplit
 
 __all__ = ["MIPTreeClassifier", "FitContext", "PluginNeed", "NotProvedOptimalWarning", "cart_tree", "tree_from_cart",
-           "objective_step", "common_constraints", "store_parameters"]
+           "objective_step", "weighted_objective_step", "common_constraints", "store_parameters", "PointWeightsFit",
+           "class_weight_constraint", "point_weights"]
 
 
 class NotProvedOptimalWarning(ConvergenceWarning):
@@ -99,6 +101,11 @@ class FitContext:
         """y as original labels."""
         return self.classes[self.y]
 
+    @property
+    def weights(self) -> np.ndarray:
+        """The weight of each point: ``sample_weight``, or ones when the fit has none."""
+        return np.ones(self.n_samples) if self.sample_weight is None else self.sample_weight
+
 
 @dataclass(frozen=True)
 class PluginNeed:
@@ -126,16 +133,63 @@ def objective_step(penalty: float, scale: float = 1.0) -> float | None:
     return 1.0 / (lam.denominator * scale)
 
 
+def weighted_objective_step(step: float | None, sample_weight: np.ndarray | None) -> float | None:
+    """The objective's spacing ``step`` (computed for unit weights) under point weights: it stays valid when every
+    weight is an integer (a weighted count is then an integer count), and there is none otherwise."""
+    if sample_weight is None or step is None:
+        return step
+    return step if np.all(sample_weight == np.round(sample_weight)) else None
+
+
+def class_weight_constraint() -> dict:
+    """``class_weight`` of the estimators whose objective counts points: None, "balanced" or {label: weight}."""
+    from sklearn.utils._param_validation import StrOptions
+
+    return {"class_weight": [StrOptions({"balanced"}), dict, None]}
+
+
+def point_weights(sample_weight: np.ndarray | None, class_weight, labels: np.ndarray) -> np.ndarray | None:
+    """Each point's weight in the objective: ``sample_weight`` times the weight of its class (scikit-learn's
+    ``class_weight``: "balanced" gives class k the weight n / (K·n_k), a dict {label: weight} its values, and
+    missing labels 1), or None when neither is given (every point counts 1). All-zero weights are refused."""
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    weights = sample_weight
+    if class_weight is not None:
+        by_class = compute_sample_weight(class_weight, labels)
+        weights = by_class if sample_weight is None else by_class * sample_weight
+    if weights is not None and not np.sum(weights) > 0:
+        raise ValueError("every point has weight 0 (sample_weight times class_weight): the objective would count "
+                         "nothing; give at least one row a positive weight")
+    return weights
+
+
+class PointWeightsFit:
+    """Mixin of the estimators whose objective counts points: ``fit(X, y, sample_weight=None)`` and the
+    ``class_weight`` parameter, both multiplying each point's term in the objective (list it first among the
+    bases so that scikit-learn's ``has_fit_parameter(est, "sample_weight")`` sees this ``fit``)."""
+
+    def fit(self, X, y, sample_weight=None):
+        """Learn the tree; ``sample_weight`` (one non-negative number per row, default 1) multiplies each
+        point's term in the objective, and so does its class's weight when ``class_weight`` is set."""
+        return self._checked_fit(X, y, sample_weight)
+
+    def _point_weights(self, y: np.ndarray, sample_weight: np.ndarray | None) -> np.ndarray | None:
+        return point_weights(sample_weight, self.class_weight, self.classes_[y])
+
+
 def cart_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int, seed: int = 0,
-              ccp_alpha: float = 0.0) -> Tree:
+              ccp_alpha: float = 0.0, sample_weight: np.ndarray | None = None) -> Tree:
     """A scikit-learn CART tree (Gini) of at most ``depth`` levels as an odtlib Tree (breadth-first ids).
 
     ``y`` holds class indices into ``classes``; splits keep CART's thresholds (0.5 on 0/1 data: "x_f = 0 goes
-    left", as the binary formulations). ``ccp_alpha`` > 0 prunes by minimal cost-complexity.
+    left", as the binary formulations). ``ccp_alpha`` > 0 prunes by minimal cost-complexity. ``sample_weight``
+    weights the points as in the fit it warm-starts.
     """
     from sklearn.tree import DecisionTreeClassifier
 
-    cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha).fit(X, y)
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha).fit(
+        X, y, sample_weight=sample_weight)
     return tree_from_cart(cart, classes[cart.classes_])
 
 
@@ -236,7 +290,8 @@ class MIPTreeClassifier(ODTClassifier):
             return self.warm_start
         if not self.warm_start:
             return None
-        return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=self.seed, ccp_alpha=self._cart_ccp_alpha())
+        return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=self.seed, ccp_alpha=self._cart_ccp_alpha(),
+                         sample_weight=ctx.sample_weight)
 
     def _cart_ccp_alpha(self) -> float:
         """Cost-complexity pruning of the CART warm start (0: unpruned)."""
@@ -251,8 +306,14 @@ class MIPTreeClassifier(ODTClassifier):
         return None
 
     def _objective_step(self, ctx: FitContext) -> float | None:
-        """Spacing of the objective's values (see :func:`objective_step`); None when it has none."""
+        """Spacing of the objective's values with unit weights (see :func:`objective_step`); None when it has
+        none. ``_solve`` drops it when the points have non-integer weights (:func:`weighted_objective_step`)."""
         return None
+
+    def _point_weights(self, y: np.ndarray, sample_weight: np.ndarray | None) -> np.ndarray | None:
+        """The weights the objective gives the points (None: all 1); :class:`PointWeightsFit` adds
+        ``class_weight``."""
+        return point_weights(sample_weight, None, y)
 
     def _tuning(self, ctx: FitContext) -> dict:
         """Solver parameters that suit the formulation's search on ``self.solver`` (solvers.solver_tuning)."""
@@ -265,7 +326,7 @@ class MIPTreeClassifier(ODTClassifier):
     def _fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
              ) -> tuple[Tree, SolveResult]:
         ctx = self._context(X, y)
-        ctx.sample_weight = sample_weight
+        ctx.sample_weight = self._point_weights(y, sample_weight)
         self._refuse_too_large(ctx)
         self._check_solver_can_run(ctx)
         model = self._build(ctx)
@@ -286,7 +347,7 @@ class MIPTreeClassifier(ODTClassifier):
         return tree, result
 
     def _solve(self, ctx: FitContext, model, start, callbacks) -> SolveResult:
-        step = self._objective_step(ctx)
+        step = weighted_objective_step(self._objective_step(ctx), ctx.sample_weight)
         if self.mip_gap is not None:
             mip_gap, abs_gap = float(self.mip_gap), 0.0
         else:

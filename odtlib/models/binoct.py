@@ -19,6 +19,9 @@ per feature remains and the threshold variables disappear. Our formulation for b
   of class k in leaf m are errors unless m predicts k.
 * Objective: minimise Σ e, written here as maximise the correct count ``|I| - Σ_{m,k} e[m, k]`` so that
   every paper-001 estimator reports the same objective at λ = 0.
+* Point weights w_i (``fit``'s ``sample_weight`` times ``class_weight``): e[m, k] counts the weight of the class-k
+  points in leaf m, ``e[m, k] >= Σ_{i: y^i = k} w_i l[i, m] - W_k·p[m, k]`` with W_k = Σ_{i: y^i = k} w_i, and the
+  objective is ``Σ_i w_i - Σ e``; routing (BIN-3)/(BIN-4) does not depend on the weights.
 """
 from __future__ import annotations
 
@@ -28,16 +31,19 @@ from pyomo.common.collections import ComponentMap
 
 from odtlib.models._flow_model import FlowModelClassifier
 from odtlib.models._flow_tree import classify_points
-from odtlib.models._pipeline import common_constraints, store_parameters
+from odtlib.models._pipeline import PointWeightsFit, class_weight_constraint, common_constraints, store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, linear_sum, tree_model
 
 __all__ = ["BinOCT", "build_model"]
 
 
-def build_model(X: np.ndarray, y: np.ndarray, depth: int, n_classes: int | None = None) -> pyo.ConcreteModel:
-    """BinOCT of Verwer & Zhang (2019) on binary ``X`` (see the module docstring for the equations)."""
+def build_model(X: np.ndarray, y: np.ndarray, depth: int, n_classes: int | None = None,
+                sample_weight: np.ndarray | None = None) -> pyo.ConcreteModel:
+    """BinOCT of Verwer & Zhang (2019) on binary ``X`` (see the module docstring for the equations);
+    ``sample_weight`` weights the points (None: all 1)."""
     X = as_binary(X)
     model, y = tree_model("BinOCT", depth, X, y, n_classes)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     tree = model.tree
     model.b = pyo.Var(model.N, model.F, within=pyo.Binary, doc="node n splits on feature f")
     model.l = pyo.Var(model.I, model.L, bounds=(0, 1), doc="point i reaches leaf m")
@@ -47,9 +53,9 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, n_classes: int | None 
     add_one_leaf_per_point(model)          # (BIN-2)
     add_aggregated_routing(model, X, tree) # (BIN-3), (BIN-4)
     add_one_class_per_leaf(model)          # (BIN-5)
-    add_errors(model, y)                   # (BIN-6)
+    add_errors(model, y, weights)          # (BIN-6)
     model.objective = pyo.Objective(
-        expr=len(y) - sum(model.e[m, k] for m in model.L for k in model.K), sense=pyo.maximize)
+        expr=float(weights.sum()) - sum(model.e[m, k] for m in model.L for k in model.K), sense=pyo.maximize)
     return model
 
 
@@ -86,13 +92,17 @@ def add_one_class_per_leaf(model: pyo.ConcreteModel) -> None:
     model.one_class = pyo.Constraint(model.L, rule=lambda m, leaf: sum(m.p[leaf, k] for k in m.K) == 1)
 
 
-def add_errors(model: pyo.ConcreteModel, y: np.ndarray) -> None:
-    """(BIN-6): e[m, k] >= (points of class k in m) - M_k·p[m, k]."""
-    of_class = {k: np.flatnonzero(y == k).tolist() for k in range(len(model.K))}
-    model.errors = pyo.Constraint(
-        model.L, model.K,
-        rule=lambda m, leaf, k: m.e[leaf, k] >= linear_sum(m.l[i, leaf] for i in of_class[k])
-        - len(of_class[k]) * m.p[leaf, k])
+def add_errors(model: pyo.ConcreteModel, y: np.ndarray, weights: np.ndarray | None = None) -> None:
+    """(BIN-6): e[m, k] >= (weight of the class-k points in m) - W_k·p[m, k], W_k the class's total weight
+    (M_k = its number of points with unit weights)."""
+    weights = np.ones(len(y)) if weights is None else weights
+    of_class = {k: [i for i in np.flatnonzero(y == k).tolist() if weights[i] > 0] for k in range(len(model.K))}
+
+    def rule(m, leaf, k):
+        in_leaf = linear_sum(float(weights[i]) * m.l[i, leaf] for i in of_class[k])
+        return m.e[leaf, k] >= in_leaf - float(weights[of_class[k]].sum()) * m.p[leaf, k]
+
+    model.errors = pyo.Constraint(model.L, model.K, rule=rule)
 
 
 def full_depth_assignment(branch_feature: dict[int, int], node_label: dict[int, int], tree: TreeIndex
@@ -110,18 +120,49 @@ def full_depth_assignment(branch_feature: dict[int, int], node_label: dict[int, 
     return branch_feature, {m: node_label[m] for m in tree.leaves}
 
 
-class BinOCT(FlowModelClassifier):
+class BinOCT(PointWeightsFit, FlowModelClassifier):
     """Verwer & Zhang's BinOCT for binary features (no split penalty), as the baseline of paper 001.
 
-    Parameters are those of :class:`~odtlib.models.FlowOCT` without ``split_penalty`` and
-    ``valid_inequalities``.
+    Parameters
+    ----------
+    depth, solver, time_limit, mip_gap, threads, seed, log, warm_start, class_weight, solver_options, keep_model
+        As for :class:`~odtlib.models.FlowOCT` (which also has ``split_penalty`` and ``valid_inequalities``);
+        ``class_weight`` and ``fit``'s ``sample_weight`` weight the error counts e[m, k] (module docstring).
+
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        The fitted tree.
+    solve_result_ : odtlib.solvers.SolveResult
+        Status, objective, bound, gap and times of the solve.
+    classes_ : ndarray
+        The class labels seen in ``fit``.
+    model_ : pyomo ConcreteModel
+        The solved model, with ``keep_model=True`` only.
+
+    Examples
+    --------
+    Only feature 0 separates the two classes, so the optimal depth-1 tree is unique:
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import BinOCT
+    >>> clf = BinOCT(depth=1).fit(X, y)
+    >>> clf.score(X, y)
+    1.0
+    >>> print(clf.tree_.to_text())
+    if x0 == 0:
+        predict 0  (n=2: 0 2, 1 0)
+    else:
+        predict 1  (n=2: 0 0, 1 2)
     """
 
-    _parameter_constraints = common_constraints()
+    _parameter_constraints = {**common_constraints(), **class_weight_constraint()}
 
     def __init__(self, *, depth: int = 2, solver: str = "highs", time_limit: float | None = None,
                  mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=True,
-                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 class_weight=None, solver_options: dict | None = None, keep_model: bool = False,
+                 log: bool = False):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):
@@ -130,11 +171,12 @@ class BinOCT(FlowModelClassifier):
                 f"b ({leaves - 1} branch nodes × {ctx.n_features} features)": (leaves - 1) * ctx.n_features}
 
     def _objective_step(self, ctx):
-        """The objective counts correctly classified points."""
+        """The objective counts correctly classified points (the pipeline drops the step under non-integer
+        weights)."""
         return 1.0
 
     def _build(self, ctx):
-        return build_model(ctx.X01, ctx.y, self.depth, n_classes=ctx.n_classes)
+        return build_model(ctx.X01, ctx.y, self.depth, n_classes=ctx.n_classes, sample_weight=ctx.sample_weight)
 
     def _decode_assignment(self, ctx, model):
         tree: TreeIndex = model.tree
@@ -154,5 +196,6 @@ class BinOCT(FlowModelClassifier):
                 start[model.l[i, m]] = float(here[i])
             for k in model.K:
                 start[model.p[m, k]] = float(node_label[m] == k)
-                start[model.e[m, k]] = float(np.sum(here & (y == k))) if node_label[m] != k else 0.0
+                errors = float(np.sum(ctx.weights[here & (y == k)]))
+                start[model.e[m, k]] = errors if node_label[m] != k else 0.0
         return start

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 import pyomo.environ as pyo
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _num_features
+from sklearn.utils.validation import _get_feature_names, _num_features, check_is_fitted, validate_data
 
 from odtlib.encoders import CategoricalEncoding, FeatureGroup
 from odtlib.models._base import warn_user
@@ -537,7 +537,7 @@ class CategoricalODT(MIPTreeClassifier):
     positive_class : label or None
         The class called positive (B+ leaves, sensitivity); default the larger label ``classes_[1]``.
     max_card : int or None
-        Section 4.5: subsets of at most ``max_card`` or at least |J(g)| - ``max_card`` values
+        Section 4.5: subsets of at most ``max_card`` or at least ``|J(g)| - max_card`` values
         (1 = "simple", 2 = the paper's "comb-con", None = "comb-unc").
     ordinal_splits : bool, default True
         Section 4.4: ordinal groups only branch on "<=" / ">=" a bucket ("n" in Table 7; False = "c").
@@ -567,10 +567,38 @@ class CategoricalODT(MIPTreeClassifier):
         exact optimum. There is no warm start: the fixed topology and its pre-labelled leaves leave no
         direct image of a CART tree.
 
-    Attributes after fit: ``tree_`` (subset splits on the encoded columns, printed with the original
-    values), ``solve_result_``, ``classes_``, ``groups_`` (the :class:`Group` list used), ``encoder_``
-    (the :class:`~odtlib.encoders.CategoricalEncoding` or None), ``train_counts_``
-    (correct positives, correct negatives of ``tree_`` on the training data).
+
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        Subset splits on the encoded columns, printed with the original values.
+    solve_result_ : odtlib.solvers.SolveResult
+        Status, objective, bound, gap and times of the solve.
+    classes_ : ndarray
+        The class labels seen in ``fit``.
+    groups_ : list of Group
+        The groups used.
+    encoder_ : CategoricalEncoding or None
+        The encoder fitted here (``groups=None``).
+    train_counts_ : tuple of int
+        Correct positives, correct negatives of ``tree_`` on the training data.
+    n_features_in_, feature_names_in_
+        Of X as passed: with ``groups=None`` the original columns, whose encoded 0/1
+        columns are ``encoded_columns_``.
+
+    Examples
+    --------
+    The class is "colour is red": one subset test separates it (the tree's other tests are not unique, so
+    the example shows the score and predictions):
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from odtlib.models import CategoricalODT
+    >>> X = pd.DataFrame({"colour": ["red", "green", "blue", "red", "green", "blue"]})
+    >>> y = np.array([1, 0, 0, 1, 0, 0])
+    >>> clf = CategoricalODT(topology="depth2").fit(X, y)
+    >>> clf.score(X, y), clf.predict(pd.DataFrame({"colour": ["blue", "red"]})).tolist()
+    (1.0, [0, 1])
     """
 
     requires_binary_features = True
@@ -626,6 +654,7 @@ class CategoricalODT(MIPTreeClassifier):
     # ------------------------------------------------------------------ encoding
     def fit(self, X, y) -> CategoricalODT:
         """Encode X (unless ``groups`` is given), then solve formulation (8) on the 0/1 data."""
+        self.__dict__.pop("encoded_columns_", None)
         if self.groups is None:
             self.encoder_ = CategoricalEncoding().fit(X)
             X01 = self.encoder_.transform(X)
@@ -636,16 +665,40 @@ class CategoricalODT(MIPTreeClassifier):
         columns = [str(c) for c in X01.columns] if isinstance(X01, pd.DataFrame) else \
             [f"x{j}" for j in range(np.asarray(X01).shape[1])]
         self.groups_ = resolve_groups(groups, columns)
-        return super().fit(X01, y)
+        super().fit(X01, y)
+        if self.encoder_ is not None:
+            self._describe_input_columns(X)
+        return self
+
+    def _describe_input_columns(self, X) -> None:
+        """``n_features_in_`` and ``feature_names_in_`` of the frame the user passed, as scikit-learn sets them
+        (names only for string column names), instead of the encoded 0/1 columns the base class validated;
+        those stay in ``encoded_columns_`` (the names the tree's splits use)."""
+        self.encoded_columns_ = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else \
+            [f"x{j}" for j in range(self.n_features_in_)]
+        names = _get_feature_names(X)
+        self.n_features_in_ = _num_features(X)
+        self.__dict__.pop("feature_names_in_", None)
+        if names is not None:
+            self.feature_names_in_ = names
 
     def _check_X_fitted(self, X) -> np.ndarray:
-        if getattr(self, "encoder_", None) is not None:
-            expected, got = len(self.encoder_.groups_), _num_features(X)
-            if got != expected:
-                raise ValueError(f"X has {got} features, but CategoricalODT is expecting {expected} features "
-                                 "as input (the columns it was fitted on)")
-            X = self.encoder_.transform(X)
-        return super()._check_X_fitted(X)
+        if getattr(self, "encoder_", None) is None:
+            return super()._check_X_fitted(X)
+        check_is_fitted(self, "tree_")
+        got = _num_features(X)
+        if got != self.n_features_in_:
+            raise ValueError(f"X has {got} features, but CategoricalODT is expecting {self.n_features_in_} "
+                             "features as input (the columns it was fitted on)")
+        validate_data(self, X, reset=False, skip_check_array=True)     # the column names, as in fit
+        X01 = np.asarray(self.encoder_.transform(X), dtype=np.float64)
+        self._check_feature_values(X01)
+        return X01
+
+    def _column_names(self, n_columns: int) -> list[str]:
+        """The encoded columns' names once fit replaced ``feature_names_in_`` by the user's columns."""
+        encoded = getattr(self, "encoded_columns_", None)
+        return encoded if encoded is not None and len(encoded) == n_columns else super()._column_names(n_columns)
 
     # ------------------------------------------------------------------ pipeline hooks
     def _context(self, X, y) -> CategoricalContext:

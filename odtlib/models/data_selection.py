@@ -508,19 +508,47 @@ def _clusters(tree: Tree, X: np.ndarray, y: np.ndarray, mask: np.ndarray | None 
 class LPDataSelector(BaseEstimator):
     """Paper 004's data selection (Section 3): the rows of X worth training a multivariate tree on.
 
-    Parameters (keyword-only):
+    Parameters
+    ----------
+    depth : int, default 2
+        Depth of the CART tree whose leaves define the clusters (when ``fit`` gets no tree).
+    method : {"lp", "balanced"}, default "lp"
+        LP (24) + Algorithm 1, or LP (32) + Algorithm 2 (small clusters).
+    beta1, beta2 : float, default 0.2, 0.05
+        Algorithm 1's thresholds (the paper's skin-segmentation values); β1 in (0, 1), β2 in (0, 1] with
+        β2 < (d + 1)(1 - β1).
+    epsilon_prime : float, default 0.0
+        Tolerance ε' of (24), per coordinate, in the units of X.
+    n_jobs : int, default 1
+        Processes for the per-point LPs.
 
-    - ``depth`` (2): depth of the CART tree whose leaves define the clusters (when ``fit`` gets no tree);
-    - ``method``: ``"lp"`` (LP (24) + Algorithm 1) or ``"balanced"`` (LP (32) + Algorithm 2, small clusters);
-    - ``beta1`` (0.2), ``beta2`` (0.05): Algorithm 1's thresholds (the paper's skin-segmentation values);
-      β1 in (0, 1), β2 in (0, 1] with β2 < (d + 1)(1 - β1);
-    - ``epsilon_prime`` (0.0): tolerance ε' of (24), per coordinate, in the units of X;
-    - ``n_jobs`` (1): processes for the per-point LPs.
+    Attributes
+    ----------
+    support_ : ndarray of bool
+        The selected rows.
+    clusters_ : list of ndarray
+        Row indices of each cluster.
+    interior_ : ndarray of bool
+        The points found inside the hull of their cluster's other points (I_N); with "balanced": the points
+        (19) covers.
+    branches_ : list of int
+        Algorithm 1's branch per cluster (0 for "balanced").
+    tree_ : odtlib.tree.Tree
+        The clustering tree.
+    n_lps_, lp_seconds_ : int, float
+        LPs solved and their seconds.
 
-    Fitted: ``support_`` (bool mask of the selected rows), ``clusters_`` (list of row-index arrays),
-    ``interior_`` (bool mask of the points found inside the hull of their cluster's other points, I_N; with
-    "balanced": the points (19) covers), ``branches_`` (Algorithm 1's branch per cluster, 0 for "balanced"),
-    ``tree_`` (the clustering tree as an odtlib Tree), ``n_lps_``, ``lp_seconds_``.
+    Examples
+    --------
+    One class, so the CART tree is a single leaf and all six points form one cluster. The four corners of
+    the unit square are its extreme points; the two other points lie inside the square:
+
+    >>> import numpy as np
+    >>> from odtlib.models.data_selection import LPDataSelector
+    >>> X = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [0.5, 0.5], [0.4, 0.6]])
+    >>> selector = LPDataSelector(depth=1).fit(X, np.zeros(6, dtype=int))
+    >>> np.flatnonzero(selector.interior_).tolist()
+    [4, 5]
     """
 
     _parameter_constraints = {

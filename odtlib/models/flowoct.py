@@ -37,7 +37,7 @@ from odtlib.models._flow_tree import (
     linear_sum,
     regularised_objective,
 )
-from odtlib.models._pipeline import FitContext, PluginNeed, store_parameters
+from odtlib.models._pipeline import FitContext, PluginNeed, PointWeightsFit, store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, tree_model
 from odtlib.solvers import BranchAndCut, CutFamily, LinearRow
 
@@ -45,8 +45,9 @@ __all__ = ["FlowOCT", "build_model", "ValidInequalityCuts", "flow_size_terms"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float = 0.0,
-                n_classes: int | None = None) -> pyo.ConcreteModel:
-    """Formulation (1): FlowOCT on binary ``X`` (n × F, 0/1) and ``y`` (ints 0..K-1)."""
+                n_classes: int | None = None, sample_weight: np.ndarray | None = None) -> pyo.ConcreteModel:
+    """Formulation (1): FlowOCT on binary ``X`` (n × F, 0/1) and ``y`` (ints 0..K-1); ``sample_weight`` w_i
+    multiplies point i's flow in (1.1) (None: all 1)."""
     X = as_binary(X)
     lam = check_split_penalty(split_penalty)
     model, y = tree_model("FlowOCT", depth, X, y, n_classes)
@@ -59,7 +60,7 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float =
     add_left_arc_capacity(model, X)                    # (1.7)
     add_right_arc_capacity(model, X)                   # (1.8)
     add_sink_arc_capacity(model, y)                    # (1.9)
-    model.objective = regularised_objective(model, correctly_classified(model), lam)   # (1.1)
+    model.objective = regularised_objective(model, correctly_classified(model, sample_weight), lam)   # (1.1)
     return model
 
 
@@ -116,9 +117,13 @@ def flow_size_terms(ctx: FitContext) -> dict[str, int]:
             f"b ({nodes // 2} branch nodes × {ctx.n_features} features)": (nodes // 2) * ctx.n_features}
 
 
-def correctly_classified(model: pyo.ConcreteModel):
-    """Σ_i Σ_n z^i_{n,t}: the number of correctly classified points, first term of (1.1)."""
-    return linear_sum(model.zt[i, n] for i in model.I for n in model.V)
+def correctly_classified(model: pyo.ConcreteModel, sample_weight: np.ndarray | None = None):
+    """Σ_i w_i Σ_n z^i_{n,t}: the (weighted) number of correctly classified points, first term of (1.1);
+    w_i = 1 without ``sample_weight``, as in the paper."""
+    if sample_weight is None:
+        return linear_sum(model.zt[i, n] for i in model.I for n in model.V)
+    return linear_sum(float(sample_weight[i]) * model.zt[i, n] for i in model.I for n in model.V
+                      if sample_weight[i] != 0)
 
 
 def flow_start(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray,
@@ -172,21 +177,24 @@ class ValidInequalityCuts(CutFamily):
         return best[flow_left[best] > self.tol]
 
 
-class FlowOCT(AcceleratedEngine, FlowModelClassifier):
+class FlowOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
     """Optimal classification tree by the max-flow formulation (1) of Aghaei, Gómez & Vayanos (2020).
 
-    Parameters (keyword-only)
-    -------------------------
+    Parameters
+    ----------
     depth : int, default 2
         Depth d of the full binary tree (internal nodes may predict, so shallower trees are included).
     split_penalty : float in [0, 1], default 0
         λ of (1.1): maximise ``(1 - λ)·(correctly classified training points) - λ·(branching nodes)``.
     solver : str, default "highs"
         Any solver of :func:`odtlib.solvers.solve` ("highs", "scip", "glpk", ...).
-    time_limit : float or None, mip_gap : float or None, threads : int, seed : int, log : bool
-        Passed to :func:`odtlib.solvers.solve`. ``mip_gap=None`` means "exact": the absolute gap is set
-        below the objective's granularity (:func:`odtlib.models._pipeline.objective_step`). ``time_limit``
-        covers the solver's run, not building the model.
+    time_limit : float or None, default None
+        Seconds of the solver's run (not building the model), passed to :func:`odtlib.solvers.solve`.
+    mip_gap : float or None, default None
+        Relative gap at which the solver may stop; None means "exact": the absolute gap is set below the
+        objective's granularity (:func:`odtlib.models._pipeline.objective_step`).
+    threads, seed, log
+        Passed to :func:`odtlib.solvers.solve`.
     warm_start : bool or Tree, default True
         Start from a CART tree of the same depth (True), from a given univariate tree, or from nothing.
     valid_inequalities : bool, default False
@@ -200,12 +208,45 @@ class FlowOCT(AcceleratedEngine, FlowModelClassifier):
         ``bound`` on the scale of (1.1); ``solve_result_.extra["engine"]`` says which engine ran (with
         "accelerated" also ``leaf_penalty`` λ' and the ``accelerated_objective``/``accelerated_bound`` on
         paper 003's scale). It needs λ <= N/(N+1) (λ' <= 1). ``mip_gap`` then applies to paper 003's objective.
+        It takes no point weights: a weighted fit needs "formulation".
+    class_weight : None, "balanced" or dict, default None
+        Weights of the classes, multiplying ``fit``'s ``sample_weight`` (scikit-learn's meaning: "balanced"
+        weights class k by N / (K·N_k), a dict maps labels to weights, missing labels weigh 1). With point
+        weights w_i, (1.1) counts each correctly classified point with its weight,
+        ``(1 - λ)·Σ_i w_i·[i correct] - λ·(branching nodes)``: λ keeps its meaning against the weighted count
+        (a split pays off when it gains more than λ/(1 - λ) of weight). ``mip_gap=None`` proves the exact
+        optimum with integer weights; with other weights the absolute gap is 1e-6.
     solver_options : dict or None
         The solver's own parameters, applied last.
     keep_model : bool, default False
         Keep the solved Pyomo model as ``model_``.
 
-    After ``fit``: ``tree_``, ``solve_result_``, ``classes_`` (and ``model_`` with ``keep_model``).
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        The fitted tree.
+    solve_result_ : odtlib.solvers.SolveResult
+        Status, objective, bound, gap and times of the solve.
+    classes_ : ndarray
+        The class labels seen in ``fit``.
+    model_ : pyomo ConcreteModel
+        The solved model, with ``keep_model=True`` only.
+
+    Examples
+    --------
+    Only feature 0 separates the two classes, so the optimal depth-1 tree is unique:
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import FlowOCT
+    >>> clf = FlowOCT(depth=1).fit(X, y)
+    >>> clf.score(X, y)
+    1.0
+    >>> print(clf.tree_.to_text())
+    if x0 == 0:
+        predict 0  (n=2: 0 2, 1 0)
+    else:
+        predict 1  (n=2: 0 0, 1 2)
     """
 
     _parameter_constraints = flow_constraints(valid_inequalities=["boolean"], **ENGINE_CONSTRAINT)
@@ -213,14 +254,16 @@ class FlowOCT(AcceleratedEngine, FlowModelClassifier):
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
                  warm_start=True, valid_inequalities: bool = False, engine: str = "formulation",
-                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 class_weight=None, solver_options: dict | None = None, keep_model: bool = False,
+                 log: bool = False):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):
         return flow_size_terms(ctx)
 
     def _build(self, ctx):
-        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes)
+        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes,
+                           sample_weight=ctx.sample_weight)
 
     def _assignment_start(self, ctx, model, branch_feature, node_label):
         return flow_start(model, ctx.X01, ctx.y, branch_feature, node_label)

@@ -21,6 +21,9 @@ split to one binary feature. Our choices (equation tags (OCT-x) are ours):
 * Misclassification: ``L[m] >= Σ_{i: y^i != k} zeta[i, m] - |I| (1 - c[m, k])`` for every class k,
   ``L[m] >= 0`` (OCT-7): B&D's big-M with M = |I| as quoted in paper 001.
 * Objective as FlowOCT's (1.1): maximise ``(1 - λ)(|I| - Σ_m L[m]) - λ Σ_{n,f} b[n, f]``.
+* Point weights w_i (``fit``'s ``sample_weight`` times ``class_weight``): L[m] counts the weight of the
+  misclassified points, ``L[m] >= Σ_{i: y^i != k} w_i zeta[i, m] - W (1 - c[m, k])`` with big-M W = Σ_i w_i, and
+  the objective is ``(1 - λ)(W - Σ_m L[m]) - λ Σ b``; unit weights give the model above.
 """
 from __future__ import annotations
 
@@ -30,18 +33,20 @@ from pyomo.common.collections import ComponentMap
 
 from odtlib.models._flow_model import FlowModelClassifier, flow_constraints
 from odtlib.models._flow_tree import check_split_penalty, classify_points
-from odtlib.models._pipeline import store_parameters
+from odtlib.models._pipeline import PointWeightsFit, store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, linear_sum, tree_model
 
 __all__ = ["OCT", "build_model"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float = 0.0,
-                n_classes: int | None = None) -> pyo.ConcreteModel:
-    """OCT of Bertsimas & Dunn (2017) on binary ``X`` (see the module docstring for the equations)."""
+                n_classes: int | None = None, sample_weight: np.ndarray | None = None) -> pyo.ConcreteModel:
+    """OCT of Bertsimas & Dunn (2017) on binary ``X`` (see the module docstring for the equations);
+    ``sample_weight`` weights the points (None: all 1)."""
     X = as_binary(X)
     lam = check_split_penalty(split_penalty)
     model, y = tree_model("OCT", depth, X, y, n_classes)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     tree = model.tree
     model.b = pyo.Var(model.N, model.F, within=pyo.Binary, doc="split on feature f at n")
     model.d = pyo.Var(model.N, within=pyo.Binary, doc="n branches")
@@ -53,8 +58,8 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float =
     add_one_leaf_per_point(model)          # (OCT-3)
     add_routing(model, X, tree)            # (OCT-4), (OCT-5)
     add_one_class_per_leaf(model)          # (OCT-6)
-    add_misclassification(model, y)        # (OCT-7)
-    correct = len(y) - linear_sum(model.Lmis[m] for m in model.L)
+    add_misclassification(model, y, weights)   # (OCT-7)
+    correct = float(weights.sum()) - linear_sum(model.Lmis[m] for m in model.L)
     splits = linear_sum(model.b[n, f] for n in model.N for f in model.F)
     model.objective = pyo.Objective(expr=(1 - lam) * correct - lam * splits, sense=pyo.maximize)
     return model
@@ -99,13 +104,18 @@ def add_one_class_per_leaf(model: pyo.ConcreteModel) -> None:
     model.one_class = pyo.Constraint(model.L, rule=lambda m, l: sum(m.c[l, k] for k in m.K) == 1)
 
 
-def add_misclassification(model: pyo.ConcreteModel, y: np.ndarray) -> None:
-    """(OCT-7): L[m] >= (points in m not of class k) - |I|·(1 - c[m, k]) for every k (big-M = |I|)."""
-    n_points = len(y)
-    others = {k: np.flatnonzero(y != k).tolist() for k in range(len(model.K))}
-    model.misclassification = pyo.Constraint(
-        model.L, model.K,
-        rule=lambda m, l, k: m.Lmis[l] >= linear_sum(m.zeta[i, l] for i in others[k]) - n_points * (1 - m.c[l, k]))
+def add_misclassification(model: pyo.ConcreteModel, y: np.ndarray, weights: np.ndarray | None = None) -> None:
+    """(OCT-7): L[m] >= (weight of the points in m not of class k) - W·(1 - c[m, k]) for every k (big-M W = the
+    total weight, |I| with unit weights)."""
+    weights = np.ones(len(y)) if weights is None else weights
+    big_m = float(weights.sum())
+    others = {k: [i for i in np.flatnonzero(y != k).tolist() if weights[i] > 0] for k in range(len(model.K))}
+
+    def rule(m, leaf, k):
+        misclassified = linear_sum(float(weights[i]) * m.zeta[i, leaf] for i in others[k])
+        return m.Lmis[leaf] >= misclassified - big_m * (1 - m.c[leaf, k])
+
+    model.misclassification = pyo.Constraint(model.L, model.K, rule=rule)
 
 
 def rightmost_leaf(n: int, tree: TreeIndex) -> int:
@@ -115,17 +125,51 @@ def rightmost_leaf(n: int, tree: TreeIndex) -> int:
     return n
 
 
-class OCT(FlowModelClassifier):
+class OCT(PointWeightsFit, FlowModelClassifier):
     """Bertsimas & Dunn's OCT for binary features, as the baseline of paper 001 (see the module docstring).
 
-    Parameters are those of :class:`~odtlib.models.FlowOCT` (without ``valid_inequalities``).
+    Parameters
+    ----------
+    depth, split_penalty, solver, time_limit, mip_gap, threads, seed, log
+        As for :class:`~odtlib.models.FlowOCT`.
+    warm_start, class_weight, solver_options, keep_model
+        As for :class:`~odtlib.models.FlowOCT`; ``class_weight`` and ``fit``'s ``sample_weight`` weight the
+        misclassification counts L[m] (module docstring).
+
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        The fitted tree.
+    solve_result_ : odtlib.solvers.SolveResult
+        Status, objective, bound, gap and times of the solve.
+    classes_ : ndarray
+        The class labels seen in ``fit``.
+    model_ : pyomo ConcreteModel
+        The solved model, with ``keep_model=True`` only.
+
+    Examples
+    --------
+    Only feature 0 separates the two classes, so the optimal depth-1 tree is unique:
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import OCT
+    >>> clf = OCT(depth=1).fit(X, y)
+    >>> clf.score(X, y)
+    1.0
+    >>> print(clf.tree_.to_text())
+    if x0 == 0:
+        predict 0  (n=2: 0 2, 1 0)
+    else:
+        predict 1  (n=2: 0 0, 1 2)
     """
 
     _parameter_constraints = flow_constraints()
 
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
-                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 warm_start=True, class_weight=None, solver_options: dict | None = None, keep_model: bool = False,
+                 log: bool = False):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):
@@ -134,7 +178,8 @@ class OCT(FlowModelClassifier):
                 f"b ({leaves - 1} branch nodes × {ctx.n_features} features)": (leaves - 1) * ctx.n_features}
 
     def _build(self, ctx):
-        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes)
+        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes,
+                           sample_weight=ctx.sample_weight)
 
     def _decode_assignment(self, ctx, model):
         """Branching nodes keep their feature; a non-branching node predicts what its right-most leaf predicts."""
@@ -173,7 +218,7 @@ class OCT(FlowModelClassifier):
             for k in model.K:
                 start[model.c[m, k]] = float(leaf_label[m] == k)
             here = leaf_of_point == m
-            start[model.Lmis[m]] = float(np.sum(here & ~correct))
+            start[model.Lmis[m]] = float(np.sum(ctx.weights[here & ~correct]))
             for i in model.I:
                 start[model.zeta[i, m]] = float(here[i])
         return start

@@ -54,6 +54,18 @@ class OCTH(HyperplaneTreeClassifier):
     by default, M' = 2, ``routing_repair`` on SCIP, ``repaired_start`` on the other solvers), without the cut
     switches; the same ε-margin problem, a weaker LP relaxation. Paper 002's baseline (with
     ``repaired_start=False``: the paper's SVM start).
+
+    Examples
+    --------
+    Feature 0 separates the two classes (many hyperplanes do, so the example shows predictions, not
+    the coefficients):
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import OCTH
+    >>> clf = OCTH(depth=1).fit(X, y)
+    >>> clf.score(X, y), clf.predict([[1, 0], [0, 1]]).tolist()
+    (1.0, [1, 0])
     """
 
     _parameter_constraints = hyperplane_constraints(routing_repair=["boolean"], repaired_start=["boolean"])

@@ -110,8 +110,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         Bytes the exact subroutines may use (None: a quarter of the machine's memory); see
         :class:`RegularizedBendOCT`.
 
-    Attributes after fit
-    --------------------
+    Attributes
+    ----------
     path_ : FitPath
         The path taken (also ``str(path_)``, logged, and in ``solve_result_.extra["path"]``).
     pipeline_ : sklearn.pipeline.Pipeline
@@ -122,6 +122,24 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         The engine's result (objective on the engine's scale; ``extra["path"]``).
     classes_, n_features_in_, feature_names_in_
         As for every scikit-learn classifier (``feature_names_in_`` when X is a DataFrame with string names).
+
+    Examples
+    --------
+    Only ``a`` separates the two classes, and the threshold halfway between its values is the only one
+    that does, so the optimal depth-1 tree is unique:
+
+    >>> import pandas as pd
+    >>> from odtlib.models import OptimalTreeClassifier
+    >>> X = pd.DataFrame({"a": [0.0, 0.0, 1.0, 1.0], "b": [0.0, 1.0, 0.0, 1.0]})
+    >>> y = [0, 0, 1, 1]
+    >>> clf = OptimalTreeClassifier(depth=1).fit(X, y)
+    >>> clf.score(X, y)
+    1.0
+    >>> print(clf.tree_.to_text())
+    if a > 0.5:
+        predict 1  (n=2: 0 0, 1 2)
+    else:
+        predict 0  (n=2: 0 2, 1 0)
     """
 
     _parameter_constraints = {

@@ -83,10 +83,32 @@ class RegularizedFlowOCT(RegularizedTreeClassifier):
         below the objective's granularity, see :meth:`RegularizedTreeClassifier._objective_step`).
     warm_start : bool or Tree, default True
         True: CART pruned with ccp_alpha = λ (no polishing: that is a BendOCT acceleration).
-    solver_options : dict or None; keep_model : bool, default False
-        The solver's own parameters; keep the solved Pyomo model as ``model_``.
+    solver_options : dict or None
+        The solver's own parameters.
+    keep_model : bool, default False
+        Keep the solved Pyomo model as ``model_``.
 
-    After ``fit``: ``tree_``, ``solve_result_`` (objective = accuracy - λ·leaves).
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        The fitted tree.
+    solve_result_ : odtlib.solvers.SolveResult
+        Objective = accuracy - λ·leaves.
+    model_ : pyomo ConcreteModel
+        The solved model, with ``keep_model=True`` only.
+
+    Examples
+    --------
+    With λ = 0.6 a second leaf costs more than the accuracy it gains (0.5), so the optimum is one leaf:
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import RegularizedFlowOCT
+    >>> clf = RegularizedFlowOCT(depth=1, leaf_penalty=0.6).fit(X, y)
+    >>> round(clf.solve_result_.objective, 6)       # accuracy 0.5 - 0.6 x 1 leaf
+    -0.1
+    >>> clf.score(X, y)
+    0.5
     """
 
     _parameter_constraints = regularized_constraints()

@@ -252,8 +252,8 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
 class SOCT(HyperplaneTreeClassifier):
     """Optimal multivariate (hyperplane) tree by S-OCT (Boutilier, Michini & Zhou 2022).
 
-    Parameters (keyword-only)
-    -------------------------
+    Parameters
+    ----------
     depth : int, default 2
         Depth D of the full binary tree.
     max_splits : int or None, default None
@@ -289,6 +289,8 @@ class SOCT(HyperplaneTreeClassifier):
         from the paper's SVM heuristic (:class:`~odtlib.models.SVMTreeClassifier`, Section 5); a given Tree
         (univariate or hyperplane) works too.
 
+    Notes
+    -----
     **Which problem.** Big-M nodes solve the ε-margin problem on features in [0, 1] with ||a_t||_1 <= 1: classes
     separable only with a smaller margin (WDBC at depth 1, about 1.2e-4) are not separable there. Benders
     nodes solve strict separability (the shattering cuts, and the LP (16) that recovers (a_t, b_t)). So
@@ -298,10 +300,31 @@ class SOCT(HyperplaneTreeClassifier):
     Lazy rows run inside SCIP's search (``solver="scip"``); on HiGHS/GLPK by a restart loop, and user cuts in
     root LP rounds only (with a warning). Initial cuts run on any solver (their LP rounds use HiGHS).
 
-    X must be scaled to [0, 1] (e.g. :class:`odtlib.encoders.UnitScaler`). After ``fit``: ``tree_`` with
-    :class:`~odtlib.tree.HyperplaneSplit` nodes that route every training point as the solved model does,
-    ``solve_result_`` (objective = correctly classified points), ``separation_stats_`` (separation LPs solved,
-    their seconds, cuts found).
+    X must be scaled to [0, 1] (e.g. :class:`odtlib.encoders.UnitScaler`).
+
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        With :class:`~odtlib.tree.HyperplaneSplit` nodes that route every training point as the solved
+        model does.
+    solve_result_ : odtlib.solvers.SolveResult
+        Objective = correctly classified points.
+    separation_stats_ : dict
+        Separation LPs solved, their seconds, cuts found.
+    warm_start_source_ : str or None
+        Where the warm start came from ("svm" or "repair").
+
+    Examples
+    --------
+    Feature 0 separates the two classes (many hyperplanes do, so the example shows predictions, not
+    the coefficients):
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import SOCT
+    >>> clf = SOCT(depth=1).fit(X, y)
+    >>> clf.score(X, y), clf.predict([[1, 0], [0, 1]]).tolist()
+    (1.0, [1, 0])
     """
 
     _parameter_constraints = hyperplane_constraints(

@@ -85,7 +85,7 @@ from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from odtlib.models._base import warn_user
+from odtlib.models._base import _list_names, warn_user
 from odtlib.models._hyperplane import check_unit_interval, full_tree_routing, hyperplane_tree
 from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters, tree_from_cart
 from odtlib.solvers.result import relative_gap
@@ -298,8 +298,8 @@ def _non_negative():
 class SVM1ODT(MIPTreeClassifier):
     """Optimal multivariate tree by SVM1-ODT (Zhu et al. 2020): a 1-norm soft-margin SVM at every node.
 
-    Parameters (keyword-only)
-    -------------------------
+    Parameters
+    ----------
     depth : int, default 2
         Depth D of the balanced tree.
     alpha1 : float or None, default None
@@ -313,7 +313,8 @@ class SVM1ODT(MIPTreeClassifier):
         None: half the data's resolution, clipped to [0.001, 0.01].
     categorical_features : list of int or str, or None
         Columns of category codes (indices, or names when X is a DataFrame): split by value subsets
-        ((8a)-(8f)); they are not scaled. The other columns must lie in [0, 1].
+        ((8a)-(8f)); they are not scaled. The codes are numbers: a column of strings ``c`` becomes codes by
+        ``X[c] = X[c].astype("category").cat.codes``. The other columns must lie in [0, 1].
     leaf_capacity_cuts, class_coverage_cuts, pigeonhole_cut : bool, default True
         The three valid inequalities of Proposition 1 (module docstring), added before the solve; the last
         two only exist when the classes are at least (more than) the leaves.
@@ -335,14 +336,41 @@ class SVM1ODT(MIPTreeClassifier):
         rows (with data selection: the selected rows), for solvers that do not get far from CART's tree in
         their time limit (not with categorical features).
 
+    Notes
+    -----
     ``fit(X, y, sample_weight=None)``: the weights multiply c_i in (1a) (with ``"iterative"``, they multiply
-    Algorithm 3's weights). After ``fit``: ``tree_`` with :class:`~odtlib.tree.HyperplaneSplit` (and
-    :class:`~odtlib.tree.CategorySplit`) nodes that route every training point of the MIP as the solved model
-    (see "Points on a hyperplane" in the module docstring), leaves labelled round(u_l); ``solve_result_``
-    (objective (1a), of the last MIP), ``alpha1_`` and ``epsilon_`` (the values used), ``warm_start_source_``
-    ("cart", "svm", "tree" or None). With data selection also ``selected_rows_`` (the rows the last MIP was
-    trained on) and ``selection_`` (method, n_selected, selected_fraction, n_lps, lp_seconds: the selection's
-    own seconds, MIPs excluded; with "iterative" also history, Algorithm 3's accuracy per round).
+    Algorithm 3's weights).
+
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        With :class:`~odtlib.tree.HyperplaneSplit` (and :class:`~odtlib.tree.CategorySplit`) nodes that
+        route every training point of the MIP as the solved model (see "Points on a hyperplane" in the module
+        docstring), leaves labelled round(u_l).
+    solve_result_ : odtlib.solvers.SolveResult
+        Objective (1a), of the last MIP.
+    alpha1_, epsilon_ : float
+        The values used.
+    warm_start_source_ : str or None
+        "cart", "svm", "tree" or None.
+    selected_rows_ : ndarray
+        With data selection: the rows the last MIP was trained on.
+    selection_ : dict
+        With data selection: method, n_selected, selected_fraction, n_lps, lp_seconds (the
+        selection's own seconds, MIPs excluded); with "iterative" also history, Algorithm 3's accuracy
+        per round.
+
+    Examples
+    --------
+    Feature 0 separates the two classes (many hyperplanes do, so the example shows predictions, not
+    the coefficients):
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import SVM1ODT
+    >>> clf = SVM1ODT(depth=1).fit(X, y)
+    >>> clf.score(X, y), clf.predict([[1, 0], [0, 1]]).tolist()
+    (1.0, [1, 0])
     """
 
     requires_binary_features = False
@@ -511,6 +539,32 @@ class SVM1ODT(MIPTreeClassifier):
         return SVM1ODTContext(X, y, self.classes_, depth=self.depth, categorical=tuple(categorical),
                               alpha1=alpha1, epsilon=epsilon)
 
+    def _non_numeric_advice(self, X, columns: list[str]) -> str:
+        """fit's error for string columns: the categorical ones take integer codes (the docstring's recipe);
+        the others must be declared categorical or encoded."""
+        declared = self._declared_categorical_names(X)
+        coded = [c for c in columns if c in declared]
+        other = [c for c in columns if c not in declared]
+        advice = []
+        if coded:
+            advice.append(f"categorical_features take integer category codes, not strings: {_codes_recipe(coded)}")
+        if other:
+            advice.append(f"{_list_names(other)} {'is' if len(other) == 1 else 'are'} not in categorical_features: "
+                          f"list {'it' if len(other) == 1 else 'them'} there as codes ({_codes_recipe(other)}) or "
+                          "one-hot encode (odtlib.encoders.OneHotEncoder)")
+        return "; ".join(advice)
+
+    def _declared_categorical_names(self, X) -> set[str]:
+        """The column names of ``X`` (a DataFrame) that ``categorical_features`` lists, by name or by index."""
+        names = [str(c) for c in X.columns]
+        declared = set()
+        for feature in self.categorical_features if self.categorical_features is not None else []:
+            if isinstance(feature, str):
+                declared.add(feature)
+            elif isinstance(feature, numbers.Integral) and 0 <= feature < len(names):
+                declared.add(names[int(feature)])
+        return declared
+
     def _categorical_columns(self, names: list[str]) -> list[int]:
         """``categorical_features`` as sorted column indices (names looked up in the fitted column names)."""
         if self.categorical_features is None:
@@ -649,6 +703,14 @@ class SVM1ODT(MIPTreeClassifier):
         for b, (column, codes) in categories.items():
             nodes[b] = CategorySplit(column, codes, 2 * b, 2 * b + 1)
         return Tree(nodes, root=1)
+
+
+def _codes_recipe(columns: list[str]) -> str:
+    """The pandas line that turns string columns into category codes, for SVM1ODT's errors."""
+    codes = '.astype("category").cat.codes'
+    if len(columns) == 1:
+        return f"X[{columns[0]!r}] = X[{columns[0]!r}]{codes}"
+    return f"X[c] = X[c]{codes} for each column c of {_list_names(columns)}"
 
 
 def _categorical_column(split, categorical: tuple) -> int | None:

@@ -209,8 +209,8 @@ def to_tree(nodes: dict[int, GrownNode], kept: set[int], classes: np.ndarray) ->
 class SVMTreeClassifier(ODTClassifier):
     """Greedy multivariate tree of linear-SVM splits, paper 002's warm start (Section 5; module docstring).
 
-    Parameters (keyword-only)
-    -------------------------
+    Parameters
+    ----------
     depth : int, default 2
         At most this many levels of splits.
     max_splits : int or None, default None
@@ -226,9 +226,32 @@ class SVMTreeClassifier(ODTClassifier):
     random_state : int, default 0
         Seed of the SVMs (LinearSVC's coordinate descent), so fits are repeatable.
 
-    X must be scaled to [0, 1] at fit (as the MIPs it warm-starts). After ``fit``: ``tree_`` (HyperplaneSplit
-    nodes "w · x <= b goes left", leaves with the original labels, heap node ids), ``criterion_`` (the criterion
-    of the kept tree), ``classes_``, ``n_features_in_``, and ``solve_result_ = None`` (no solver runs).
+    Notes
+    -----
+    X must be scaled to [0, 1] at fit (as the MIPs it warm-starts).
+
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        HyperplaneSplit nodes "w · x <= b goes left", leaves with the original labels, heap node ids.
+    criterion_ : str
+        The criterion of the kept tree.
+    classes_, n_features_in_
+        As for every scikit-learn classifier.
+    solve_result_ : None
+        No solver runs.
+
+    Examples
+    --------
+    Feature 0 separates the two classes (many hyperplanes do, so the example shows predictions, not
+    the coefficients):
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import SVMTreeClassifier
+    >>> clf = SVMTreeClassifier(depth=1).fit(X, y)
+    >>> clf.score(X, y), clf.predict([[1, 0], [0, 1]]).tolist()
+    (1.0, [1, 0])
     """
 
     requires_binary_features = False

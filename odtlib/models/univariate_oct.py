@@ -66,9 +66,31 @@ class UnivariateOCT(HyperplaneTreeClassifier):
     """Optimal univariate tree with continuous thresholds on features in [0, 1] (Bertsimas & Dunn's OCT).
 
     Parameters as :class:`~odtlib.models.SOCT` without the cut switches (``epsilon`` is replaced by the
-    per-feature margins ε_j of the data). ``warm_start=True`` starts from CART. After ``fit``: ``tree_`` with
-    :class:`~odtlib.tree.UnivariateSplit` nodes at thresholds b_t - ε_f/2, routing every training point as
-    the solved model does.
+    per-feature margins ε_j of the data). ``warm_start=True`` starts from CART.
+
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        With :class:`~odtlib.tree.UnivariateSplit` nodes at thresholds b_t - ε_f/2, routing every
+        training point as the solved model does.
+    solve_result_ : odtlib.solvers.SolveResult
+        Status, objective, bound, gap and times of the solve.
+
+    Examples
+    --------
+    Only feature 0 separates the two classes, so the optimal depth-1 tree is unique:
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import UnivariateOCT
+    >>> clf = UnivariateOCT(depth=1).fit(X, y)
+    >>> clf.score(X, y)
+    1.0
+    >>> print(clf.tree_.to_text())
+    if x0 == 0:
+        predict 0  (n=2: 0 2, 1 0)
+    else:
+        predict 1  (n=2: 0 0, 1 2)
     """
 
     _parameter_constraints = {k: v for k, v in hyperplane_constraints().items() if k != "epsilon"}

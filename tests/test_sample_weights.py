@@ -1,0 +1,191 @@
+"""Sample weights and class weights of the univariate MIP estimators of paper 001 (FlowOCT, BendersOCT, OCT, BinOCT).
+
+With weights w_i the objective (1.1) becomes ``(1 - λ)·Σ_i w_i·[i correct] - λ·splits`` (BinOCT: λ = 0). The
+checks compare each weighted fit with an unweighted fit of the data that the weights stand for (a row removed,
+a row repeated), with a scaled fit, and with an exhaustive enumeration of every depth <= 2 tree
+(``tests/oracles.py``). Every fitted tree is also scored independently: its predictions on the data, weighted
+with numpy, minus λ times its number of splits, must equal the optimum.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import has_fit_parameter
+
+from odtlib.models import (
+    OCT,
+    OCTH,
+    SOCT,
+    BendersOCT,
+    BinOCT,
+    CategoricalODT,
+    FlowOCT,
+    RegularizedBendOCT,
+    RegularizedFlowOCT,
+    UnivariateOCT,
+)
+from odtlib.models._pipeline import FitContext, weighted_objective_step
+from oracles import best_weighted_objective, random_binary_data
+
+pytestmark = pytest.mark.filterwarnings("ignore::odtlib.solvers.SolverCapabilityWarning")  # Benders on HiGHS
+
+ESTIMATORS = ["FlowOCT", "BendersOCT-scip", "BendersOCT-highs", "OCT", "BinOCT"]
+TOL = 1e-5   # the solvers' feasibility tolerance shows in the reported objectives (about 1e-6 on BinOCT)
+
+
+def make(name: str, depth: int, lam: float = 0.0, **params):
+    """The estimator ``name`` (BinOCT has no split penalty: only λ = 0)."""
+    if name == "BinOCT":
+        assert lam == 0.0
+        return BinOCT(depth=depth, **params)
+    cls, solver = {"FlowOCT": (FlowOCT, "highs"), "BendersOCT-scip": (BendersOCT, "scip"),
+                   "BendersOCT-highs": (BendersOCT, "highs"), "OCT": (OCT, "highs")}[name]
+    return cls(depth=depth, split_penalty=lam, solver=solver, **params)
+
+
+def lam_for(name: str) -> float:
+    """A split penalty that matters on 16 rows (a split must gain more than λ/(1-λ) = 0.33 of weight)."""
+    return 0.0 if name == "BinOCT" else 0.25
+
+
+def tree_objective(clf, X, y, weights, lam: float) -> float:
+    """(1.1) of the fitted tree on (X, y) with weights, computed here: weight of the rows it predicts right."""
+    correct = clf.predict(X) == y
+    return (1 - lam) * float(np.sum(np.asarray(weights, dtype=np.float64)[correct])) - lam * clf.tree_.n_splits
+
+
+def fitted(name, X, y, depth, lam=0.0, sample_weight=None, **params):
+    clf = make(name, depth, lam, **params).fit(X, y, sample_weight=sample_weight)
+    assert clf.solve_result_.status == "optimal"
+    return clf
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_zero_weight_is_the_row_removed(name):
+    X, y = random_binary_data(16, 4, 2, seed=1)
+    lam = lam_for(name)
+    weights = np.ones(16)
+    weights[[2, 7, 11]] = 0
+    kept = weights > 0
+    weighted = fitted(name, X, y, 2, lam, sample_weight=weights)
+    reduced = fitted(name, X[kept], y[kept], 2, lam)
+    assert weighted.solve_result_.objective == pytest.approx(reduced.solve_result_.objective, abs=TOL)
+    assert tree_objective(weighted, X[kept], y[kept], np.ones(kept.sum()), lam) == pytest.approx(
+        reduced.solve_result_.objective, abs=TOL)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_integer_weight_is_the_row_repeated(name):
+    X, y = random_binary_data(14, 4, 2, seed=2)
+    lam = lam_for(name)
+    weights = np.random.default_rng(2).integers(1, 4, size=14)      # 1, 2 or 3 copies of each row
+    weighted = fitted(name, X, y, 2, lam, sample_weight=weights)
+    X_rep, y_rep = np.repeat(X, weights, axis=0), np.repeat(y, weights)
+    repeated = fitted(name, X_rep, y_rep, 2, lam)
+    assert weighted.solve_result_.objective == pytest.approx(repeated.solve_result_.objective, abs=TOL)
+    assert tree_objective(weighted, X_rep, y_rep, np.ones(len(y_rep)), lam) == pytest.approx(
+        repeated.solve_result_.objective, abs=TOL)
+    # integer weights keep the objective's step: the solve proves the exact optimum, gap 0
+    assert weighted.solve_result_.gap == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_scaling_the_weights_scales_the_optimum(name):
+    X, y = random_binary_data(16, 4, 2, seed=3)
+    weights = np.random.default_rng(3).uniform(0.5, 2.0, size=16)
+    c = 2.5
+    base = fitted(name, X, y, 2, sample_weight=weights)
+    scaled = fitted(name, X, y, 2, sample_weight=c * weights)
+    assert scaled.solve_result_.objective == pytest.approx(c * base.solve_result_.objective, abs=TOL)
+    # the tree fitted with c·w is optimal for w too (λ = 0: scaling does not change which trees are best)
+    assert tree_objective(scaled, X, y, weights, 0.0) == pytest.approx(base.solve_result_.objective, abs=TOL)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+@pytest.mark.parametrize("depth, n_classes, seed", [(1, 2, 4), (2, 3, 5)])
+def test_fractional_weights_match_the_exhaustive_oracle(name, depth, n_classes, seed):
+    X, y = random_binary_data(15, 4, n_classes, seed=seed)
+    lam = lam_for(name)
+    weights = np.random.default_rng(seed).uniform(0.0, 3.0, size=15)
+    clf = fitted(name, X, y, depth, lam, sample_weight=weights)
+    best = best_weighted_objective(X, y, weights, depth, lam, n_classes=n_classes)
+    assert clf.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert tree_objective(clf, X, y, weights, lam) == pytest.approx(best, abs=TOL)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_class_weight_multiplies_the_sample_weights(name):
+    X, y = random_binary_data(16, 4, 2, seed=6)
+    y = np.where(y == 1, "yes", "no")
+    balanced = fitted(name, X, y, 1, class_weight="balanced")
+    as_weights = fitted(name, X, y, 1, sample_weight=compute_sample_weight("balanced", y))
+    assert balanced.solve_result_.objective == pytest.approx(as_weights.solve_result_.objective, abs=TOL)
+    # a dict, on top of sample weights: row weight = sample weight × its class's weight
+    sample_weight = np.random.default_rng(6).uniform(0.5, 1.5, size=16)
+    by_dict = fitted(name, X, y, 1, class_weight={"yes": 3.0}, sample_weight=sample_weight)
+    product = sample_weight * np.where(y == "yes", 3.0, 1.0)
+    best = best_weighted_objective(X, (y == "yes").astype(int), product, 1)
+    assert by_dict.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert tree_objective(by_dict, X, y, product, 0.0) == pytest.approx(best, abs=TOL)
+
+
+@pytest.mark.parametrize("name", ["FlowOCT", "OCT", "BinOCT"])
+def test_bad_weights_are_refused(name):
+    X, y = random_binary_data(10, 3, 2, seed=7)
+    clf = make(name, 1)
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        clf.fit(X, y, sample_weight=np.r_[-1.0, np.ones(9)])
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.fit(X, y, sample_weight=np.ones(9))
+    with pytest.raises(ValueError, match="at least one non-zero"):    # scikit-learn's check of the weights
+        clf.fit(X, y, sample_weight=np.zeros(10))
+    with pytest.raises(ValueError, match="every point has weight 0"):   # the class weights zero every row
+        make(name, 1, class_weight={0: 0.0, 1: 0.0}).fit(X, y)
+    with pytest.raises(ValueError, match="class_weight"):
+        make(name, 1, class_weight="even").fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT])
+def test_accelerated_engine_refuses_weights(cls):
+    X, y = random_binary_data(12, 3, 2, seed=8)
+    with pytest.raises(ValueError, match="engine='formulation'"):
+        cls(depth=1, engine="accelerated").fit(X, y, sample_weight=np.full(12, 2.0))
+    with pytest.raises(ValueError, match="engine='formulation'"):
+        cls(depth=1, engine="accelerated", class_weight="balanced").fit(X[:11], y[:11])
+    # weights of 1 are the unweighted problem: same optimum as without weights (1.1 at λ = 0: correct rows)
+    ones = cls(depth=1, engine="accelerated").fit(X, y, sample_weight=np.ones(12))
+    plain = cls(depth=1).fit(X, y)
+    assert ones.solve_result_.objective == pytest.approx(plain.solve_result_.objective, abs=TOL)
+
+
+def test_only_the_weighted_estimators_take_sample_weight():
+    for cls in (FlowOCT, BendersOCT, OCT, BinOCT):
+        assert has_fit_parameter(cls(), "sample_weight")
+        assert "class_weight" in cls().get_params()
+    for cls in (CategoricalODT, SOCT, OCTH, UnivariateOCT, RegularizedBendOCT, RegularizedFlowOCT):
+        assert not has_fit_parameter(cls(), "sample_weight")
+
+
+def test_objective_step_needs_integer_weights():
+    # the step 1/q of λ = p/q (here 1/4 for λ = 0.25) survives integer weights: a weighted count is an integer
+    assert weighted_objective_step(0.25, None) == 0.25
+    assert weighted_objective_step(0.25, np.array([0.0, 1.0, 3.0])) == 0.25
+    # a weight of 0.5 makes (1 - λ)·0.5 a possible objective value, off the grid of 1/4: no step
+    assert weighted_objective_step(0.25, np.array([1.0, 0.5])) is None
+    assert weighted_objective_step(None, np.array([1.0, 2.0])) is None
+
+
+@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT, BinOCT])
+def test_cart_warm_start_uses_the_weights(cls):
+    # rows (x0, x1 -> y): (0,0->0) (0,1->0) (1,0->0) (1,1->1) (1,1->1). Either feature leaves one class-0 row with
+    # the two class-1 rows: x0 = 1 holds row 2, x1 = 1 holds row 1. Weighting row 2 by 5 makes x1 the better root
+    # (1 wrong instead of min(5, 2) = 2); weighting row 1 by 5 makes x0 the better root.
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1], [1, 1]])
+    y = np.array([0, 0, 0, 1, 1])
+    for heavy_row, root_feature in [(2, 1), (1, 0)]:
+        weights = np.ones(5)
+        weights[heavy_row] = 5.0
+        ctx = FitContext.of(X, y, depth=1, sample_weight=weights)
+        start = cls(depth=1)._initial_tree(ctx)
+        assert start.nodes[start.root].feature == root_feature
