@@ -10,6 +10,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PROFILE ?= quick
 JOBS   ?= 1
+# test processes (pytest-xdist; one file per process, so module fixtures such as a built book are made once)
+TEST_JOBS ?= 2
 
 .PHONY: demo test smoke book bench clean venv
 
@@ -45,7 +47,7 @@ book: $(VENV)/.installed-book
 	$(BIN)/odtlib book --output book/_build/html
 
 test: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadfile --durations=25
 
 clean:
 	rm -rf runs build book/_build .pytest_cache

@@ -24,9 +24,17 @@ html_show_sourcelink = False
 
 # MathJax bundled with the site when the staging found a local copy (Debian's libjs-mathjax, MathJax 2.7),
 # so that formulas render offline; else Sphinx's default (MathJax 3 from its CDN).
+# myst-nb marks each notebook page's <section> "tex2jax_ignore mathjax_ignore" (so that a "$" in prose or in an
+# output is never taken for math) and tells MathJax 3 which classes to typeset anyway ("processHtmlClass"). MathJax 2
+# reads the same rule from tex2jax's processClass/ignoreClass: without it, it skips every formula of a notebook
+# page and the reader sees raw \(D\) (issue 34, item 4).
+# Output by CommonHTML: the HTML-CSS output's font probe (a "MathJax_Blank" face at about:blank) logs console
+# errors in Chromium, which the browser test counts as failures.
+MATH_CLASSES = "tex2jax_process|mathjax_process|math|output_area"
 if (Path(__file__).parent / "_static" / "mathjax" / "MathJax.js").exists():
-    mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
-    mathjax2_config = {"tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]]}}
+    mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML"
+    mathjax2_config = {"tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]],
+                                   "processClass": MATH_CLASSES, "ignoreClass": "tex2jax_ignore|mathjax_ignore"}}
 
 
 def _skip_metadata_requests(app, what, name, obj, skip, options):

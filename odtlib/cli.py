@@ -1,6 +1,7 @@
 """Command line: ``odtlib datasets | fit | reproduce | verify | claims | book`` (also ``python -m odtlib``).
 
-Results go to stdout; progress (one line per solve or notebook), warnings and errors go to stderr.
+Results go to stdout; progress (one line per solve, per notebook and per grid a notebook runs), warnings and
+errors go to stderr.
 A problem the user can fix (unknown or missing solver, unavailable data, bad parameters, a time
 limit too short for any tree, a model too large for memory) is one line
 ``odtlib <command>: error: ...`` that says the fix in command-line terms, with exit status 2.
@@ -29,6 +30,9 @@ from odtlib.solvers import SOLVERS, SolverNotAvailableError, available_solvers
 DEFAULT_ENCODING = "QT-5"          # for the formulations on 0/1 features
 UNIT_ENCODING, RAW_ENCODING = "unit", "raw"
 DEFAULT_TIME_LIMIT = 60.0
+DEFAULT_SOLVER = "highs"           # the paper estimators'; OptimalTreeClassifier picks its own ("auto": SCIP)
+OWN_DATA_MODEL = "OptimalTreeClassifier"   # the default model for a file of one's own (--csv, --parquet)
+PARQUET_SUFFIXES = (".parquet", ".pq")
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
@@ -37,6 +41,7 @@ _CLI_WORDING = (
     (re.compile(r"\bwarm_start\s*=\s*(?:True|'cart')"), "--param warm_start=true"),
     (re.compile(r"\bwarm_start\s*=\s*False"), "--param warm_start=false"),
     (re.compile(r"\btime_limit\b"), "--time-limit"),
+    (re.compile(r"\bmissing\s*=\s*'category'"), "--missing category"),
     (re.compile(r"\blist_datasets\(\) gives"), "`odtlib datasets` lists"),
     (re.compile(r"\s*fetch_uci\(uci_id\) loads any other UCI dataset\."), ""),
 )
@@ -69,6 +74,17 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _fraction(text: str) -> float:
+    """argparse type: a fraction strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}")
+    return value
+
+
 def _parse_value(text: str):
     """``--param`` values: JSON when it parses (numbers, true/false, null, lists), else the string."""
     try:
@@ -78,12 +94,15 @@ def _parse_value(text: str):
 
 
 def estimator_names() -> list[str]:
-    """The classifiers of ``odtlib.models`` (the names in its ``__all__`` that are estimators)."""
+    """The classifiers of ``odtlib.models`` (the names in its ``__all__`` that are estimators, the paper
+    estimators and :class:`~odtlib.models.OptimalTreeClassifier`; not their base classes)."""
+    from sklearn.base import ClassifierMixin
+
     import odtlib.models
 
     bases = (odtlib.models.ODTClassifier, odtlib.models.MIPTreeClassifier)
     return [name for name in odtlib.models.__all__
-            if isinstance(cls := getattr(odtlib.models, name), type) and issubclass(cls, bases[0])
+            if isinstance(cls := getattr(odtlib.models, name), type) and issubclass(cls, ClassifierMixin)
             and cls not in bases]
 
 
@@ -111,7 +130,15 @@ def _subparser(sub, name: str, help_text: str) -> argparse.ArgumentParser:
 
 def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
     models = estimator_names()
-    fit.add_argument("--dataset", required=True, help="dataset name (see `odtlib datasets`)")
+    source = fit.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", help="dataset name (see `odtlib datasets`)")
+    source.add_argument("--csv", metavar="FILE", help="your own table as a CSV file with a header row (a "
+                        f"{' or '.join(PARQUET_SUFFIXES)} suffix reads it as Parquet); name the label column "
+                        "with --target")
+    source.add_argument("--parquet", metavar="FILE", help="your own table as a Parquet file (needs pyarrow: "
+                        "pip install 'odtlib[parquet]'); name the label column with --target")
+    fit.add_argument("--target", metavar="COLUMN", help="with --csv or --parquet: the column of class labels; "
+                     "every other column is a feature")
     fit.add_argument("--variant", help="dataset variant (odtlib.data.load_dataset); ignored with --paper")
     fit.add_argument("--paper", help="fit on the paper's encoded data: odtlib.data.paper_dataset(PAPER, DATASET)")
     fit.add_argument("--encoding", metavar="ENCODING",
@@ -120,16 +147,25 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
                           f"columns to [0, 1] (UnitScaler); {RAW_ENCODING} gives the columns as loaded "
                           f"(CategoricalODT encodes them itself); categorical columns are one-hot except with "
                           f"{RAW_ENCODING} (default: the model's input in the README's table: {RAW_ENCODING} for "
-                          f"CategoricalODT, {UNIT_ENCODING} for SOCT, OCTH, UnivariateOCT, SVM1ODT and "
+                          f"CategoricalODT and {OWN_DATA_MODEL}, {UNIT_ENCODING} for SOCT, OCTH, UnivariateOCT, SVM1ODT and "
                           f"SVMTreeClassifier, {DEFAULT_ENCODING} for the others; with --paper, the paper's encoding)")
-    fit.add_argument("--model", default="FlowOCT", choices=models, metavar="MODEL",
-                     help=f"formulation, a class of odtlib.models: {', '.join(models)}")
+    fit.add_argument("--model", choices=models, metavar="MODEL",
+                     help=f"formulation, a class of odtlib.models: {', '.join(models)} (default: "
+                          f"{OWN_DATA_MODEL} with --csv or --parquet, FlowOCT with --dataset)")
     fit.add_argument("--depth", type=_positive_int, default=2, help="maximum depth of the tree")
-    fit.add_argument("--solver", default="highs", choices=SOLVERS, help="MIP solver")
+    fit.add_argument("--solver", choices=SOLVERS,
+                     help=f"MIP solver (default: {DEFAULT_SOLVER}; {OWN_DATA_MODEL}: scip, which runs the "
+                          "callbacks of its exact paths inside the search)")
     fit.add_argument("--time-limit", type=_positive_float, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                      help="seconds for the solver; the command line always sets a limit, while in Python "
                           "time_limit=None (the estimators' default) means no limit")
     fit.add_argument("--threads", type=_positive_int, default=1, help="solver threads")
+    fit.add_argument("--missing", choices=("error", "category"), default="error",
+                     help=f"missing values in the features ({OWN_DATA_MODEL} only): error names the columns; "
+                          "category makes NaN a category of its own (numeric columns get an indicator column)")
+    fit.add_argument("--test-size", type=_fraction, metavar="FRACTION",
+                     help="hold out this fraction of the rows (stratified by class, seed 0), fit on the rest "
+                          "and print the test accuracy too")
     fit.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                      help="another estimator parameter, repeatable; VALUE is JSON when it parses "
                           "(e.g. --param split_penalty=0.1 --param warm_start=false)")
@@ -165,7 +201,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     datasets = _subparser(sub, "datasets", "list the registered datasets with rows and classes")
     datasets.add_argument("--names-only", action="store_true", help="do not load the data (no counts)")
-    _add_fit_arguments(_subparser(sub, "fit", "fit one model on one dataset and print the tree and the solve result"))
+    _add_fit_arguments(_subparser(sub, "fit", "fit one model on a registered dataset or on your own CSV or Parquet "
+                                  "file and print the tree and the solve result"))
     _add_reproduce_arguments(_subparser(sub, "reproduce", "execute the paper notebooks with papermill and "
                                         "write a report"))
     ver = _subparser(sub, "verify", "re-solve a random sample of stored proved optima and check them")
@@ -185,6 +222,16 @@ def _parser() -> argparse.ArgumentParser:
                       help="odtlib reproduce outputs whose executed notebooks the book shows, first found first")
     book.add_argument("--output", default="book/_build/html", help="the site's folder")
     book.add_argument("--results-dir", metavar="PATH", help="stored results (default: results/full of the checkout)")
+    fig = _subparser(sub, "figures", "rewrite the key figures (figures/paper<NNN>/*.svg) from the stored results")
+    fig.add_argument("--papers", nargs="*", help="paper numbers (default: all five)")
+    fig.add_argument("--results-dir", metavar="PATH", help="stored results (default: results/full of the checkout)")
+    fig.add_argument("--output", metavar="PATH", help="the figures folder (default: figures/ of the checkout)")
+    data = _subparser(sub, "data", "manage the datasets' raw files")
+    data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
+    mirror = _subparser(data_sub, "mirror", "fetch every registered dataset once and copy its raw files to PATH, "
+                        "laid out as ODTLIB_DATA_MIRROR expects (<slug>/<file>)")
+    mirror.add_argument("path", metavar="PATH", help="the mirror folder to fill")
+    mirror.add_argument("--datasets", nargs="*", help="dataset names (default: every registered dataset)")
     return parser
 
 
@@ -208,11 +255,12 @@ def check_solver(name: str) -> None:
 
 
 def model_input(model_cls) -> str:
-    """What a model trains on, as the README's estimator table says: ``"raw"`` (CategoricalODT encodes a mixed
-    frame itself), ``"unit"`` (real features in [0, 1]: the hyperplane and SVM models) or ``"binary"``."""
-    from odtlib.models import CategoricalODT
+    """What a model trains on, as the README's estimator table says: ``"raw"`` (CategoricalODT and
+    OptimalTreeClassifier encode a mixed frame themselves), ``"unit"`` (real features in [0, 1]: the hyperplane
+    and SVM models) or ``"binary"``."""
+    from odtlib.models import CategoricalODT, OptimalTreeClassifier
 
-    if issubclass(model_cls, CategoricalODT):
+    if issubclass(model_cls, (CategoricalODT, OptimalTreeClassifier)):
         return RAW_ENCODING
     return "binary" if getattr(model_cls, "requires_binary_features", True) else UNIT_ENCODING
 
@@ -249,6 +297,9 @@ def check_encoding(model_name: str, model_cls, encoding: str) -> None:
     """Refuse an ``--encoding`` whose output the model cannot take, saying which ones it can."""
     key, kind = encoding.strip().lower(), model_input(model_cls)
     binary_ones = f"onehot, QB-k or QT-k (default {DEFAULT_ENCODING})"
+    if model_name == OWN_DATA_MODEL and key != RAW_ENCODING:
+        raise CommandError(f"{OWN_DATA_MODEL} encodes the columns itself (every class-change threshold of the "
+                           "numeric ones): leave out --encoding")
     if kind == "binary" and key in (UNIT_ENCODING, RAW_ENCODING):
         raise CommandError(f"{model_name} needs 0/1 features: use --encoding {binary_ones}")
     if kind == UNIT_ENCODING and key == RAW_ENCODING:
@@ -295,29 +346,130 @@ def dataset_note(name: str, X) -> str:
     return "; ".join(notes)
 
 
+def data_source(args) -> str:
+    """How the output names the data: the dataset's name, or the file's name."""
+    return args.dataset or Path(args.csv or args.parquet).name
+
+
+def read_table(path: str, parquet: bool = False):
+    """The table in ``path`` as a DataFrame: Parquet when ``parquet`` or the name ends in ``.parquet``/``.pq``
+    (pyarrow, the optional ``parquet`` extra), else CSV with a header row (empty fields are NaN)."""
+    import pandas as pd
+
+    file = Path(path)
+    if not file.is_file():
+        raise CommandError(f"no such file: {path}")
+    if not (parquet or file.suffix.lower() in PARQUET_SUFFIXES):
+        return pd.read_csv(file)
+    try:
+        import pyarrow  # noqa: F401 - only checks that the optional extra is installed
+    except ImportError:
+        raise CommandError(f"reading the Parquet file {path} needs pyarrow: pip install 'odtlib[parquet]' "
+                           "(or save the table as CSV and pass --csv)") from None
+    return pd.read_parquet(file, engine="pyarrow")
+
+
+def _named_columns(columns) -> str:
+    """Up to 20 column names, quoted, for an error message."""
+    names = [repr(str(c)) for c in columns]
+    return ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+
+
+def split_target(frame, target: str | None, source: str):
+    """``(X, y)``: the columns of ``frame`` but ``target``, and ``target``; a missing or wrong ``--target``, a
+    table with no other column and labels with missing values are refused, naming the columns."""
+    if target is None:
+        raise CommandError(f"--target is needed with a file: name the label column of {source}, one of "
+                           f"{_named_columns(frame.columns)}")
+    frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
+    if target not in frame.columns:
+        raise CommandError(f"--target {target!r} is not a column of {source}; its columns are "
+                           f"{_named_columns(frame.columns)}")
+    if frame.shape[1] < 2:
+        raise CommandError(f"{source} has only the column {target!r}: a tree needs feature columns too")
+    y = frame[target]
+    if y.isna().any():
+        raise CommandError(f"{int(y.isna().sum())} rows of {source} have no label in {target!r}: drop them")
+    return frame.drop(columns=target), y
+
+
+def file_missing_error(source: str, X) -> CommandError:
+    """The error for a file whose feature columns have missing values, naming them and the fix."""
+    counts = X.isna().sum()
+    columns = ", ".join(f"{column} ({n} row{'s' * (n != 1)})" for column, n in counts[counts > 0].items())
+    return CommandError(f"{source} has missing values in {columns}: drop or impute them, or fit {OWN_DATA_MODEL} "
+                        f"with --missing category")
+
+
+def _load_table(args):
+    """The raw features and labels ``(X, y)`` of ``--dataset`` or of the file, whose missing values only
+    :class:`~odtlib.models.OptimalTreeClassifier` with ``--missing category`` takes."""
+    from odtlib import data
+
+    if args.dataset:
+        dataset = data.load_dataset(args.dataset, args.variant)
+        X, y = dataset.X, dataset.y
+    else:
+        X, y = split_target(read_table(args.csv or args.parquet, parquet=bool(args.parquet)), args.target,
+                            data_source(args))
+    keeps_missing = args.model == OWN_DATA_MODEL and args.missing == "category"
+    if X.isna().any().any() and not keeps_missing:
+        raise (missing_values_error(args.dataset, args.variant, X) if args.dataset
+               else file_missing_error(data_source(args), X))
+    return X, y
+
+
 def _load_xy(args, model_cls):
-    """The training data ``(X, y, groups)``: the paper's encoding with ``--paper``, else ``--encoding`` (by
-    default the model's own input, :func:`default_encoding`) of the dataset; ``groups`` are the encoder's
-    feature groups (None for the raw columns), with which the tree prints in the original columns."""
+    """The data ``(X, y, groups, encoder)``: the paper's encoding with ``--paper`` (``encoder`` None), else the
+    raw table and the unfitted encoder of ``--encoding`` (by default the model's own input,
+    :func:`default_encoding`; None for the raw columns). ``groups`` are the paper encoding's feature groups
+    (None otherwise; the CLI's encoder gives them once fitted), with which the tree prints in the original
+    columns."""
     from odtlib import data
 
     if args.paper:
-        return data.paper_dataset(args.paper, args.dataset, encoding=args.encoding)
+        if args.model == OWN_DATA_MODEL:
+            raise CommandError(f"{OWN_DATA_MODEL} encodes the raw columns itself: leave out --paper")
+        return (*data.paper_dataset(args.paper, args.dataset, encoding=args.encoding), None)
     encoding = args.encoding or default_encoding(model_cls)
     check_encoding(args.model, model_cls, encoding)
     encoder = make_encoder(encoding)
-    dataset = data.load_dataset(args.dataset, args.variant)
-    if dataset.X.isna().any().any():
-        raise missing_values_error(args.dataset, args.variant, dataset.X)
-    if encoder is None:
-        return dataset.X, dataset.y, None
-    return encoder.fit_transform(dataset.X, dataset.y), dataset.y, encoder.groups_
+    X, y = _load_table(args)
+    return X, y, None, encoder
+
+
+def hold_out(X, y, test_size: float | None):
+    """``(X_train, y_train, X_test, y_test)``: a split stratified by class with seed 0 (plain when a class has
+    too few rows to stratify), or every row for training and None for the test part."""
+    from sklearn.model_selection import train_test_split
+
+    if test_size is None:
+        return X, y, None, None
+    try:
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, random_state=0, stratify=y)
+    except ValueError:  # a class of one row, or fewer test rows than classes
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=test_size, random_state=0)
+    return X_train, y_train, X_test, y_test
+
+
+def _check_fit_options(args) -> None:
+    """Refuse options that do not go together (argparse makes --dataset, --csv and --parquet exclusive)."""
+    if args.dataset and args.target:
+        raise CommandError("--target names the label column of a --csv or --parquet file; a --dataset has its "
+                           "labels already")
+    if not args.dataset and (args.variant or args.paper):
+        raise CommandError("--variant and --paper choose among a --dataset's versions; leave them out with a file")
+    if args.missing == "category" and args.model != OWN_DATA_MODEL:
+        raise CommandError(f"--missing category is {OWN_DATA_MODEL}'s; {args.model} takes no missing values "
+                           f"(use --model {OWN_DATA_MODEL})")
 
 
 def _estimator_params(args, model_cls) -> dict:
     """Keyword arguments for the estimator: the options it accepts, then every ``--param``."""
     accepted = model_cls().get_params()
-    params = {"depth": args.depth, "solver": args.solver, "time_limit": args.time_limit, "threads": args.threads}
+    solver = args.solver or ("auto" if args.model == OWN_DATA_MODEL else DEFAULT_SOLVER)
+    params = {"depth": args.depth, "solver": solver, "time_limit": args.time_limit, "threads": args.threads,
+              "missing": args.missing}
     params = {k: v for k, v in params.items() if k in accepted}
     for item in args.param:
         name, sep, value = item.partition("=")
@@ -419,26 +571,37 @@ def readable_tree(model, groups) -> str:
 def _cmd_fit(args) -> int:
     import odtlib.models
 
+    args.model = args.model or ("FlowOCT" if args.dataset else OWN_DATA_MODEL)
+    _check_fit_options(args)
     model_cls = getattr(odtlib.models, args.model)
-    if "solver" in model_cls().get_params():  # not SVMTreeClassifier, a heuristic
-        check_solver(args.solver)
     params = _estimator_params(args, model_cls)
-    X, y, groups = _load_xy(args, model_cls)
+    if "solver" in params:  # not SVMTreeClassifier, a heuristic
+        check_solver("scip" if params["solver"] == "auto" else params["solver"])
+    X, y, groups, encoder = _load_xy(args, model_cls)
+    X, y, X_test, y_test = hold_out(X, y, args.test_size)
+    if encoder is not None:
+        X, groups = encoder.fit_transform(X, y), encoder.groups_
+        X_test = None if X_test is None else encoder.transform(X_test)
     if groups is not None and "groups" in model_cls().get_params() and "groups" not in params:
         params["groups"] = groups  # CategoricalODT on an encoding of the CLI: its subset tests need the groups
+    source = data_source(args)
     depth = f" depth={params['depth']}" if "depth" in params else ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with _progress(f"fit {args.model}{depth} on {args.dataset} ({X.shape[0]} rows x {X.shape[1]} features)") \
+        with _progress(f"fit {args.model}{depth} on {source} ({X.shape[0]} rows x {X.shape[1]} features)") \
                 as outcome:
             model = model_cls(**params).fit(X, y)
             result = model.solve_result_
             outcome["status"] = "done (no solver: a heuristic)" if result is None else result.status
+        test = "" if X_test is None else \
+            f", test accuracy {model.score(X_test, y_test):.4f} ({len(y_test)} rows held out)"
     for warning in caught:
         print(f"odtlib fit: warning: {cli_wording(str(warning.message))}", file=sys.stderr)
     shown = ", ".join(f"{k}={v!r}" for k, v in params.items() if k != "groups")
-    print(f"{args.model}({shown}) on {args.dataset}: "
-          f"{X.shape[0]} rows x {X.shape[1]} features, training accuracy {model.score(X, y):.4f}")
+    print(f"{args.model}({shown}) on {source}: "
+          f"{X.shape[0]} rows x {X.shape[1]} features, training accuracy {model.score(X, y):.4f}{test}")
+    if hasattr(model, "path_"):
+        print(f"path: {model.path_}")
     print(readable_tree(model, groups))
     if result is not None:
         print(json.dumps(result.to_dict() if hasattr(result, "to_dict") else result, indent=2, default=str))
@@ -450,6 +613,22 @@ def _cmd_book(args) -> int:
 
     index = build(args.output, runs=args.runs, results_dir=args.results_dir)
     print(f"book: {index} (open it in a browser)")
+    return 0
+
+
+def _cmd_figures(args) -> int:
+    from odtlib.experiments.key_figures import write_key_figures
+
+    for path in write_key_figures(args.papers, results_dir=args.results_dir, root=args.output):
+        print(path)
+    return 0
+
+
+def _cmd_data(args) -> int:
+    from odtlib.data.mirror import build_mirror
+
+    written = build_mirror(args.path, args.datasets, progress=sys.stderr)
+    print(f"{args.path}: {len(written)} file(s); use it offline with ODTLIB_DATA_MIRROR={args.path}")
     return 0
 
 
@@ -574,7 +753,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``odtlib`` command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     args = _parser().parse_args(argv)
     command = {"datasets": _cmd_datasets, "fit": _cmd_fit, "reproduce": _cmd_reproduce,
-               "verify": _cmd_verify, "claims": _cmd_claims, "book": _cmd_book}[args.command]
+               "verify": _cmd_verify, "claims": _cmd_claims, "book": _cmd_book,
+               "figures": _cmd_figures, "data": _cmd_data}[args.command]
     try:
         return command(args)
     except KeyboardInterrupt:

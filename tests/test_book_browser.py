@@ -99,7 +99,25 @@ def test_every_page_loads_cleanly(site, server, browser):
         problems += [f"{page}: broken link: {href}" for href in missing]
         if page in MUST_SHOW and not browser.find_elements("css selector", f"article {MUST_SHOW[page]}"):
             problems.append(f"{page}: no {MUST_SHOW[page]} in the page's main content")
+        if not _formulas_typeset(browser):
+            problems.append(f"{page}: formulas left as raw LaTeX (\\( or \\[ in the visible text)")
     assert not problems, "\n".join(problems)
+
+
+def _formulas_typeset(browser, timeout: float = 20) -> bool:
+    """True once no raw TeX delimiter is left in the page's visible text (MathJax typesets asynchronously)."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def typeset(driver) -> bool:
+        text = driver.find_element("tag name", "body").text
+        return "\\(" not in text and "\\[" not in text
+
+    try:
+        WebDriverWait(browser, timeout).until(typeset)
+    except TimeoutException:
+        return False
+    return True
 
 
 def test_screenshots_of_the_front_page_and_a_paper_page(site, server, browser):

@@ -58,12 +58,24 @@ def test_claims_are_checked_for_their_fields():
                  | {"not_tested": "needs heloc, which is not public"})
 
 
-def test_summary_counts_every_verdict():
+def test_summary_counts_every_verdict_and_the_provisional_ones():
     import pandas as pd
-    frame = pd.DataFrame({"paper": ["000", "000", "001"], "verdict": ["confirmed", "refuted", "confirmed"]})
+    frame = pd.DataFrame({"paper": ["000", "000", "001"], "verdict": ["confirmed", "refuted", "confirmed"],
+                          "provisional": [True, False, False]})
     table = summary(frame).set_index("paper")
-    assert list(table.columns) == [*VERDICTS, "claims"]
+    assert list(table.columns) == [*VERDICTS, "of which provisional", "claims"]
     assert table.loc["000", "claims"] == 2 and table.loc["001", "confirmed"] == 1
+    assert table.loc["000", "of which provisional"] == 1 and table.loc["001", "of which provisional"] == 0
+
+
+@pytest.mark.parametrize(("note", "reason", "missing"), [
+    ("70 of 225 runs stored", "", True), ("225 of 225 runs stored", "", False),
+    ("bc 3.1x; 6 of 6 runs stored", "", False), ("", "full run: 1,099 of 1,120 runs of the full grid stored", True),
+    ("8 of 8 runs stored; 2 of 5 runs stopped at the limit", "", False), ("no coverage stated", "", False)])
+def test_a_verdict_is_provisional_while_the_stated_coverage_misses_runs(note, reason, missing):
+    from odtlib.experiments.claims import runs_missing
+
+    assert runs_missing(Measured(1.0, note=note, reason=reason)) is missing
 
 
 @pytest.mark.parametrize("paper", PAPERS)

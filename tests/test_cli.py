@@ -287,9 +287,11 @@ def test_help_shows_defaults_and_choices(capfd, monkeypatch):
     monkeypatch.setenv("COLUMNS", "400")                                  # one line per option
     _, fit_help, _ = run_main(capfd, "fit", "--help")
     estimators = ["CategoricalODT", "FlowOCT", "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT",
-                  "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT", "SVMTreeClassifier", "SVM1ODT"]
-    assert f"formulation, a class of odtlib.models: {', '.join(estimators)} (default: FlowOCT)" in fit_help
-    assert "--solver {" + ",".join(SOLVERS) + "}" in fit_help and "MIP solver (default: highs)" in fit_help
+                  "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT", "SVMTreeClassifier", "SVM1ODT",
+                  "OptimalTreeClassifier"]
+    assert (f"formulation, a class of odtlib.models: {', '.join(estimators)} (default: OptimalTreeClassifier "
+            "with --csv or --parquet, FlowOCT with --dataset)") in fit_help
+    assert "--solver {" + ",".join(SOLVERS) + "}" in fit_help and "MIP solver (default: highs; " in fit_help
     assert "maximum depth of the tree (default: 2)" in fit_help
     assert "solver threads (default: 1)" in fit_help
     assert "time_limit=None (the estimators' default) means no limit (default: 60.0)" in fit_help

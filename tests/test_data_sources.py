@@ -336,3 +336,33 @@ def test_fetch_uci_connection_error_becomes_offline_error(monkeypatch):
     monkeypatch.setattr(ucimlrepo, "fetch_ucirepo", offline)
     with pytest.raises(DataUnavailableError, match="network"):
         fetch_uci(53)
+
+
+@needs_mirror
+def test_data_mirror_copies_two_datasets_into_a_mirror_that_loads_offline(tmp_path, monkeypatch, capsys):
+    from odtlib.cli import main
+
+    monkeypatch.setenv("ODTLIB_DATA_DIR", str(tmp_path / "cache"))
+    target = tmp_path / "new-mirror"
+    assert main(["data", "mirror", str(target), "--datasets", "iris", "balance-scale"]) == 0
+    assert f"ODTLIB_DATA_MIRROR={target}" in capsys.readouterr().out
+    copied = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
+    assert copied == ["MANIFEST.csv", "balance-scale/balance-scale.data", "balance-scale/balance-scale.names",
+                      "iris/iris.data", "iris/iris.names"]
+    for name in copied[1:]:
+        assert (target / name).read_bytes() == (MIRROR / name).read_bytes()
+    manifest = pd.read_csv(target / "MANIFEST.csv")
+    assert manifest["slug"].tolist() == ["balance-scale", "iris"]
+    # the new mirror alone (an empty cache, nothing to download) gives UCI's 150 iris and 625 balance-scale rows
+    monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(target))
+    monkeypatch.setenv("ODTLIB_DATA_DIR", str(tmp_path / "fresh-cache"))
+    monkeypatch.setenv("ODTLIB_UCI_BASE_URL", f"http://127.0.0.1:{_free_port()}")
+    assert len(load_dataset("iris").X) == 150 and len(load_dataset("balance-scale").X) == 625
+
+
+def test_data_mirror_refuses_to_write_into_the_mirror_it_reads(tmp_path, monkeypatch):
+    from odtlib.data.mirror import build_mirror
+
+    monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(tmp_path))
+    with pytest.raises(ValueError, match="already points at"):
+        build_mirror(tmp_path, ["iris"])

@@ -1,15 +1,21 @@
 """The lean install (issue 31, item 4): `make demo` installs the runtime and the notebook extra only, and
 environment.yml pins a Python for which every dependency publishes a wheel. No network: the wheel facts are
-a declared table below, checked against the wheels installed on this machine where it has them."""
+a declared table below, checked against the wheels installed on this machine where it has them.
+
+The Binder configuration (issue 34, item 5: binder/environment.yml and binder/postBuild, read by repo2docker)
+pins the same Python, brings GLPK, and installs the runtime and the notebook extra with no commercial solver."""
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
 
 try:
     import tomllib
@@ -17,6 +23,8 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
+ENVIRONMENT_FILES = ("environment.yml", "binder/environment.yml")
+COMMERCIAL = {"gurobipy", "cplex", "docplex", "xpress", "mosek"}
 
 # The dependencies whose wheels limit the Python version (all others publish wheels for 3.10-3.13).
 # Each: the version the extras resolve to, and the CPython tags it publishes (or None: a pure "py3" wheel) with
@@ -33,17 +41,35 @@ WHEEL_ONLY = {
 MIP_PYTHONS = ((3, 7), (3, 12))   # mip 1.15.0's Requires-Python: >= 3.7, < 3.12
 
 
-def _environment() -> dict:
-    return yaml.safe_load((ROOT / "environment.yml").read_text())
+def _environment(name: str = "environment.yml") -> dict:
+    return yaml.safe_load((ROOT / name).read_text())
 
 
-def _pinned_python() -> tuple[int, int]:
-    """environment.yml's ``python=X.Y`` (a conda match spec for X.Y.*)."""
-    specs = [d for d in _environment()["dependencies"] if isinstance(d, str) and d.startswith("python")]
+def _conda_packages(name: str) -> list[str]:
+    """The conda (not pip) dependencies of an environment file."""
+    return [d for d in _environment(name)["dependencies"] if isinstance(d, str)]
+
+
+def _pinned_python(name: str = "environment.yml") -> tuple[int, int]:
+    """The environment file's ``python=X.Y`` (a conda match spec for X.Y.*)."""
+    specs = [d for d in _conda_packages(name) if d.startswith("python")]
     assert len(specs) == 1, specs
     match = re.fullmatch(r"python\s*=\s*(\d+)\.(\d+)(\.\*)?", specs[0])
-    assert match, f"environment.yml should pin one minor Python version, not {specs[0]!r}"
+    assert match, f"{name} should pin one minor Python version, not {specs[0]!r}"
     return int(match.group(1)), int(match.group(2))
+
+
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def _requirements_of(extras: set[str]) -> list[Requirement]:
+    """The runtime requirements plus those of the given extras, as pip reads them."""
+    project = _project()
+    lines = list(project["dependencies"])
+    for extra in sorted(extras):
+        lines += project["optional-dependencies"][extra]
+    return [Requirement(line) for line in lines]
 
 
 def _extras_of_pip_line(line: str) -> set[str]:
@@ -87,15 +113,16 @@ def _install_line_of(target: str) -> str:
     return line
 
 
-def test_environment_pins_a_python_that_pyproject_accepts():
-    major, minor = _pinned_python()
-    lower = re.search(r">=\s*(\d+)\.(\d+)", tomllib.loads((ROOT / "pyproject.toml").read_text())
-                      ["project"]["requires-python"])
+@pytest.mark.parametrize("name", ENVIRONMENT_FILES)
+def test_environment_pins_a_python_that_pyproject_accepts(name):
+    major, minor = _pinned_python(name)
+    lower = re.search(r">=\s*(\d+)\.(\d+)", _project()["requires-python"])
     assert (major, minor) >= (int(lower.group(1)), int(lower.group(2)))
 
 
-def test_pinned_python_has_a_wheel_of_every_wheel_only_dependency():
-    pinned = _pinned_python()
+@pytest.mark.parametrize("name", ENVIRONMENT_FILES)
+def test_pinned_python_has_a_wheel_of_every_wheel_only_dependency(name):
+    pinned = _pinned_python(name)
     tag = f"cp{pinned[0]}{pinned[1]}"
     for name, (version, cpython_tags) in WHEEL_ONLY.items():
         if cpython_tags is not None:
@@ -174,3 +201,50 @@ def test_odtlearn_cbc_loads_and_fits_four_points():
     model = odtlearn_flow.FlowOCT(solver="cbc", depth=1, time_limit=10, num_threads=1).fit(X, y)
     # one split on the single feature separates the classes: x = 0 -> 0, x = 1 -> 1
     assert list(model.predict(np.array([[0], [1]]))) == [0, 1]
+
+
+def test_binder_pins_the_same_python_as_environment_yml():
+    assert _pinned_python("binder/environment.yml") == _pinned_python("environment.yml")
+
+
+def test_binder_brings_glpk_and_no_commercial_solver():
+    """GLPK's glpsol comes from conda-forge (the tutorial's default solver); HiGHS and SCIP come with odtlib."""
+    conda = {re.split(r"[<>=\s]", spec, maxsplit=1)[0] for spec in _conda_packages("binder/environment.yml")}
+    assert "glpk" in conda
+    assert not conda & COMMERCIAL
+    installed = {req.name.lower() for req in _requirements_of({"notebook"})}
+    assert {"highspy", "pyscipopt"} <= installed
+    assert not installed & COMMERCIAL
+
+
+def test_binder_post_build_installs_the_checkout_with_the_notebook_extra_only():
+    """repo2docker runs binder/postBuild from the repository root, after the conda environment: the editable
+    install of the checkout belongs there (a pip line in binder/environment.yml would run from binder/)."""
+    pip_lists = [d["pip"] for d in _environment("binder/environment.yml")["dependencies"] if isinstance(d, dict)]
+    assert pip_lists == [], "binder/environment.yml: install odtlib in postBuild, not in a pip list"
+    post_build = ROOT / "binder" / "postBuild"
+    assert os.access(post_build, os.X_OK), "postBuild must be executable"
+    assert subprocess.run(["bash", "-n", str(post_build)], capture_output=True).returncode == 0
+    (line,) = [line for line in post_build.read_text().splitlines() if "pip install" in line]
+    assert _extras_of_pip_line(line) == {"notebook"}
+
+
+def test_binder_requirements_are_met_by_the_packages_installed_here():
+    """As far as this machine can tell the Binder environment resolves: every runtime requirement that applies
+    to this Python is installed here in a matching version, and so is every notebook-extra requirement this
+    venv has (the dev venv lacks the Jupyter front end; the peers with wheel limits, pystreed and odtlearn's
+    mip/cffi, are in both extras)."""
+    runtime = {req.name for req in _requirements_of(set())}
+    unmet = []
+    for req in _requirements_of({"notebook"}):
+        if req.marker is not None and not req.marker.evaluate():
+            continue
+        try:
+            version = importlib.metadata.version(req.name)
+        except importlib.metadata.PackageNotFoundError:
+            if req.name in runtime:
+                unmet.append(f"{req} (not installed)")
+            continue
+        if not req.specifier.contains(version, prereleases=True):
+            unmet.append(f"{req} (installed {version})")
+    assert unmet == []

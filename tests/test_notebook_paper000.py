@@ -215,6 +215,78 @@ def test_tradeoff_table_is_keyed_by_the_floor_in_percent():
     assert table["reason"] == ""
 
 
+def test_table6_sets_our_mean_test_accuracy_beside_the_papers_with_our_training_accuracy():
+    quick = p000.get_profile("quick")                          # compared, tolerance 5 points
+    columns = ["dataset", "topology", "max_card", "split", "solve_status", "train_accuracy", "test_accuracy"]
+    runs = _runs([("mush", "depth2", 1, 0, "optimal", 0.96, 0.95), ("mush", "depth2", 1, 1, "optimal", 0.98, 0.97),
+                  ("mush", "depth2", None, 0, "time_limit", 0.99, 0.88)], columns)
+    table = p000.compare_table6(runs, quick).set_index("branching")
+    # by hand: simple = mean(95, 97) = 96.0 against Table 6's 95.7 (mush, depth 2): +0.3, within 5 points;
+    # training mean(96, 98) = 97.0. comb-unc stopped at the limit: not comparable, and 88 - 99.4 = -11.4 is
+    # beyond twice the tolerance, so its reason is ours. comb-con was not run: no row.
+    assert list(table.index) == ["simple", "comb-unc"]
+    assert table.loc["simple", ["paper", "ours", "ours_train_acc"]].tolist() == pytest.approx([95.7, 96.0, 97.0])
+    assert table.loc["simple", "verdict"] == "within tolerance" and table.loc["simple", "reason"] == ""
+    stopped = "ours: 1 ODT run(s) stopped at the time limit"
+    assert table.loc["comb-unc", "verdict"] == f"not comparable: {stopped}"
+    assert table.loc["comb-unc", "reason"] == stopped and table.loc["comb-unc", "difference"] == pytest.approx(-11.4)
+    smoke = p000.compare_table6(runs, p000.get_profile("smoke")).set_index("branching")
+    assert smoke.loc["simple", "verdict"] == "not comparable: ours: smoke profile, a code-path check on 40 rows"
+
+
+def test_table7_compares_ordinal_and_categorical_groups_and_lists_our_times():
+    columns = ["dataset", "topology", "ordinal", "solve_status", "train_accuracy", "test_accuracy", "solve_runtime"]
+    runs = _runs([("bc", "depth2", True, "optimal", 0.97, 0.97, 3.0),
+                  ("bc", "depth2", False, "optimal", 0.98, 0.90, 5.0)], columns)
+    table = p000.compare_table7(runs, p000.get_profile("quick")).set_index("feature_treatment")
+    # by hand, Table 7 bc depth2: "n" 96.6 -> 97.0 - 96.6 = +0.4 within 5; "c" 96.0 -> 90.0 - 96.0 = -6.0 lower,
+    # not beyond twice the tolerance (10), so without a reason
+    assert table.loc["n", "verdict"] == "within tolerance" and table.loc["n", "difference"] == pytest.approx(0.4)
+    assert table.loc["c", "verdict"] == "lower" and table.loc["c", "difference"] == pytest.approx(-6.0)
+    assert table.loc["c", "reason"] == "" and table.loc["c", "ours_train_acc"] == pytest.approx(98.0)
+    times = p000.table7_times(runs).loc[("bc", "depth2")]
+    assert times.loc["n"].tolist() == [3.0, 6.0] and times.loc["c"].tolist() == [5.0, 6.0]   # Table 7: 6 s each
+
+
+def test_table12_keeps_cells_with_failed_runs_as_not_comparable():
+    columns = ["dataset", "topology", "n_train", "solve_status", "train_accuracy", "test_accuracy"]
+    runs = _runs([("krkp", "depth2", 600, "optimal", 0.87, 0.86), ("krkp", "depth2", 600, "optimal", 0.89, 0.90),
+                  ("krkp", "depth2", 1200, "optimal", 0.88, 0.87), ("krkp", "depth2", 1200, None, None, None)],
+                 columns)
+    runs.loc[3, "status"] = "failed"
+    table = p000.compare_table12(runs, p000.get_profile("quick")).set_index("n_train")
+    # by hand: 600 rows: mean(86, 90) = 88.0 against Table 12's 87.0, +1.0 within; 1200 rows: one failed run
+    assert table.loc[600, ["paper", "ours", "ours_train_acc"]].tolist() == pytest.approx([87.0, 88.0, 88.0])
+    assert table.loc[600, "verdict"] == "within tolerance"
+    assert table.loc[1200, "verdict"] == "not comparable: ours: 1 run(s) failed (see the failed runs)"
+
+
+def test_table13_compares_accuracies_within_the_tolerance_and_leaves_within_one():
+    selected = pd.DataFrame({"dataset": ["votes"], "odt_test_acc": [95.0], "odt_avg_leaves": [4.0],
+                             "cart_test_acc": [90.0], "cart_avg_leaves": [3.0]})
+    table = p000.compare_table13(selected, p000.get_profile("quick")).set_index("quantity")
+    # by hand, Table 13 votes: ODT 95.7 % / 7.2 leaves, CART 95.5 % / 2.4 leaves; tolerance 5 points, 1 leaf
+    assert table["difference"].tolist() == pytest.approx([-0.7, -5.5, -3.2, 0.6])
+    assert table["verdict"].tolist() == ["within tolerance", "lower", "lower", "within tolerance"]
+    assert table["method"].tolist() == ["ODT", "CART", "ODT", "CART"]
+
+
+def test_table14_compares_each_rate_and_explains_large_differences():
+    tradeoff = pd.DataFrame({"depth": [2, 2], "train_tpr": [99.0, 98.0], "train_tnr": [80.0, 90.0],
+                             "test_tpr": [99.0, 97.0], "test_tnr": [70.0, 80.0],
+                             "reason": ["", "ours: 1 ODT run(s) stopped at the time limit"]})
+    table = p000.compare_table14(tradeoff, p000.get_profile("quick"))
+    floor99 = table[table["train_tpr"] == 99.0].set_index("quantity")
+    # by hand, Table 14 depth 2 at 99 %: train TNR 89.5, test TPR 97.7, test TNR 89.4 -> -9.5, +1.3, -19.4;
+    # only -19.4 is beyond twice the tolerance (10): quick trains on 100 rows, so that is the reason given
+    assert floor99["difference"].tolist() == pytest.approx([-9.5, 1.3, -19.4])
+    assert floor99["verdict"].tolist() == ["lower", "within tolerance", "lower"]
+    assert floor99.loc["train_tnr", "reason"] == "" and floor99.loc["test_tnr", "reason"].startswith("ours: 100 ")
+    assert (table.loc[table["train_tpr"] == 98.0, "verdict"] == "not comparable: " + tradeoff["reason"][1]).all()
+    smoke = p000.compare_table14(tradeoff, p000.get_profile("smoke"))
+    assert smoke["verdict"].str.startswith("not comparable: ours").all() and (table["dataset"] == "bc").all()
+
+
 # ------------------------------------------------------------------------------------- the notebook
 def test_notebook_is_commit_clean():
     assert_commit_clean(NOTEBOOK)

@@ -29,6 +29,21 @@ for source, target in zip(pairs[0::2], pairs[1::2]):
 """
 
 
+def stray_values(notebook) -> list[str]:
+    """Cell results a reader should not see: a returned path or a figure's repr printed as text."""
+    cells = json.loads(notebook.read_text())["cells"]
+    texts = ["".join(output.get("data", {}).get("text/plain", "")) for cell in cells if cell["cell_type"] == "code"
+             for output in cell["outputs"] if output["output_type"] == "execute_result"]
+    return [text for text in texts if text.startswith(("PosixPath(", "<Figure size"))]
+
+
+def headings(notebook) -> set[str]:
+    """The section numbers of the notebook's "## N. title" headings."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    return {line[3:].split(".")[0] for cell in cells if cell["cell_type"] == "markdown"
+            for line in "".join(cell["source"]).splitlines() if line.startswith("## ") and line[3:4].isdigit()}
+
+
 def printed(notebook) -> str:
     """Everything the executed notebook's code cells printed (nbformat keeps a text as a string or lines)."""
     return "".join("".join(output.get("text", "")) for cell in json.loads(notebook.read_text())["cells"]
@@ -63,11 +78,17 @@ def test_smoke_profile_runs_on_glpk_alone(tmp_path):
     report_dir = tmp_path / "out" / "tutorial_mip_trees" / "report"
     times = pd.read_csv(report_dir / "section_times_glpk.csv").set_index("section")["seconds"]
     assert len(times) == 9 and times["total"] == pytest.approx(times.drop("total").sum(), abs=0.05)
+    # each timed section is named after the heading it times ("0 setup" comes before the first heading)
+    numbers = {label.split()[0] for label in times.index if label not in ("total", "0 setup")}
+    assert numbers == {str(n) for n in range(1, 8)} and numbers <= headings(TUTORIAL)
     bounds = pd.read_csv(report_dir / "lp_bounds.csv").set_index(["depth", "model"])
     # the flow formulation's LP bound is below OCT's big-M bound at depth 1 (section 3's point)
     assert bounds.loc[(1, "FlowOCT"), "lp_bound"] < bounds.loc[(1, "OCT"), "lp_bound"]
     assert (bounds["lp_bound"] >= bounds["mip_objective"] - 1e-6).all()
-    for figure in ("lp_bounds", "benders_cut", "depth", "hyperplane", "subset"):
+    for figure in ("branch_and_bound", "lp_bounds", "benders_cut", "search_progress", "depth", "hyperplane", "subset"):
         assert (report_dir / f"{figure}.png").stat().st_size > 0
+    assert "n=0:" not in text          # the subset tree has no empty leaf
+    assert stray_values(executed[0]) == [] and stray_values(executed[1]) == []
     solutions = printed(executed[1])
-    assert "one feature" in solutions and "recall >= 0.8" in solutions and "BinOCT" in solutions
+    assert "one feature" in solutions and "class-0 recall >= 0.95" in solutions and "BinOCT" in solutions
+    assert "the floor costs 0 point" not in solutions    # the recall floor binds

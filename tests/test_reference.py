@@ -10,6 +10,7 @@ import pytest
 from paths import SHARED
 
 from odtlib.experiments import compare, list_reference_tables, reference_table
+from odtlib.experiments.reference import verdict_kind, verdict_summary
 
 PAPER_TEXTS = SHARED / "papers"
 
@@ -116,3 +117,50 @@ def test_compare_rejects_ambiguous_or_incomplete_input(paper, ours):
         compare(ours, paper, on=["dataset", "depth"], value="acc", agg=None)
     with pytest.raises(KeyError, match="ours has no column"):
         compare(ours, paper, on=["dataset", "seed"], value="acc")
+
+
+# ------------------------------------------------------------------------------------------ verdict summary
+def _judged_table() -> pd.DataFrame:
+    """A `compare` table made by hand (tolerance 2 points): two cells within, one lower, one higher, two not
+    comparable for different reasons and one a short profile held back."""
+    rows = [("a", 80.0, 81.0, "within tolerance"), ("b", 70.0, 64.0, "lower"), ("c", 60.0, 63.5, "higher"),
+            ("d", 50.0, 50.7, "within tolerance"), ("e", 90.0, np.nan, "not comparable: missing on our side"),
+            ("f", 90.0, 99.0, "not comparable: ours: 1 run(s) failed"),
+            ("g", 40.0, 45.0, "not comparable: smoke profile (1 split); would be: higher")]
+    table = pd.DataFrame(rows, columns=["dataset", "paper", "ours", "verdict"]).assign(depth=2)
+    table["difference"] = table["ours"] - table["paper"]
+    return table[["dataset", "depth", "paper", "ours", "difference", "verdict"]].assign(n_ours=1)
+
+
+def test_verdict_kind_drops_the_reason_and_keeps_a_held_back_verdict():
+    assert verdict_kind("lower") == "lower"
+    assert verdict_kind("not comparable: paper hit the time limit") == "not comparable"
+    assert verdict_kind("not comparable: quick profile (1 split); would be: within tolerance") == \
+        "not comparable, would be: within tolerance"
+
+
+def test_verdict_summary_counts_verdicts_and_names_the_largest_differences():
+    text = verdict_summary(_judged_table(), "Table X, tolerance 2 points", largest=2)
+    # by hand: compared cells a, b, c, d with |differences| 1.0, 6.0, 3.5, 0.7 -> mean 11.2 / 4 = 2.8; the two
+    # largest are b (-6.0) and c (+3.5); f's 9-point difference is not compared, so it is not listed
+    assert text == ("Table X, tolerance 2 points:\n\n"
+                    "- 2 cells: within tolerance\n"
+                    "- 1 cell: higher\n"
+                    "- 1 cell: lower\n"
+                    "- 2 cells: not comparable\n"
+                    "- 1 cell: not comparable, would be: higher\n"
+                    "- mean |ours - paper| over 4 cells compared: 2.8 points\n"
+                    "- largest differences (ours - paper, points): b / 2 -6.0; c / 2 +3.5")
+
+
+def test_verdict_summary_of_fractions_with_chosen_keys_and_without_compared_cells():
+    table = _judged_table()
+    fractions = table.assign(difference=table["difference"] / 100, quantity="test_acc")
+    text = verdict_summary(fractions, "Tables 1-3", keys=["dataset", "quantity"], digits=3, unit="", largest=1)
+    # by hand: mean 2.8 points = 0.028; the largest is b, -6 points = -0.060
+    assert text.endswith("- mean |ours - paper| over 4 cells compared: 0.028\n"
+                         "- largest differences (ours - paper): b / test_acc -0.060")
+    held_back = table[table["verdict"].str.startswith("not comparable")]
+    assert verdict_summary(held_back, "Smoke") == ("Smoke:\n\n- 2 cells: not comparable\n"
+                                                    "- 1 cell: not comparable, would be: higher")
+    assert verdict_summary(table.iloc[:0], "Nothing yet") == "Nothing yet:\n\n- no cell to compare"

@@ -245,3 +245,32 @@ def test_reproduce_summary_labels_teaching_notebooks_as_notebooks(capsys, monkey
     assert out.splitlines()[0].startswith("paper 001  ok")
     assert out.splitlines()[1].startswith("notebook tutorial_mip_trees  ok")
     assert "paper tutorial" not in out
+
+
+def test_reproduce_echoes_one_line_per_grid_while_a_notebook_runs(capfd, monkeypatch, tmp_path):
+    """The fake notebook runs two grids through a ReportWriter, as the paper notebooks do; reproduce prints
+    their lines (from the notebook's progress file) below the notebook's own line, then its status."""
+    import papermill
+
+    from odtlib.experiments import ReportWriter
+
+    def execute(input_path, output_path, parameters, **kwargs):
+        if "paper900" in input_path:
+            report = ReportWriter(parameters["output_dir"], paper="900")
+            report.run_grid(_trivial_run, [{"seed": s} for s in range(3)], "tuning", progress=False)
+            report.run_grid(_trivial_run, [{"seed": s} for s in range(3)], "tuning", progress=False)
+
+    monkeypatch.setattr(papermill, "execute_notebook", execute)
+    code, out, err = run_main(capfd, "reproduce", "--notebooks-dir", str(FIXTURE_NOTEBOOKS),
+                              "--output", str(tmp_path / "out"), "--profile", "smoke")
+    lines = err.splitlines()
+    assert code == 0 and "paper900 tuning" not in out
+    start = lines.index("[1/2] paper900_ok.ipynb ... ")
+    assert re.fullmatch(r"    paper900 tuning: 3/3 runs in \d+ s, 0 failed", lines[start + 1]), err
+    assert lines[start + 2] == "    paper900 tuning: all 3 runs already stored"
+    assert re.fullmatch(r"\[1/2\] paper900_ok\.ipynb \.\.\. ok \(\d+ s\)", lines[start + 3]), err
+    assert re.search(r"^\[2/2\] paper901_fail\.ipynb \.\.\. ok \(\d+ s\)$", err, re.M), err   # ran no grid
+
+
+def _trivial_run(config: dict) -> dict:
+    return {"metrics": {"seed": config["seed"]}}

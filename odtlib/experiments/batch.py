@@ -11,25 +11,38 @@ settings, verdicts, failed runs (with their errors), tables and figures.
 A notebook's id is its paper number (``001``) or, for a teaching notebook, its name
 (``which_formulation``); its outputs go to `report.paper_dir` of that id.
 
+While a notebook runs, ``reproduce`` echoes the lines its grids append to their progress file
+(`report.PROGRESS_FILE`, one line per grid: `following`), indented below the notebook's own line.
+
 A notebook that ran to the end but whose grid holds failed runs (recorded through
 `ReportWriter.results`) gets the status "runs failed": ``odtlib reproduce`` then exits non-zero, as for
 a notebook that raised.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import html
 import os
 import re
 import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import mistune
 import pandas as pd
 
-from odtlib.experiments.report import collect_report, config_text, markdown_table
+from odtlib.experiments.report import (
+    PROGRESS_FILE,
+    collect_report,
+    config_text,
+    markdown_table,
+    paper_dir,
+    readable_table,
+)
 from odtlib.experiments.stored import STORED_PROFILES
 
 RUNS_FAILED = "runs failed"
@@ -90,18 +103,70 @@ def default_notebooks_dir() -> Path:
         "of an odtlib source checkout (odtlib reproduce --notebooks-dir PATH, or reproduce(notebooks_dir=PATH))")
 
 
-def _progress_start(stream, text: str) -> None:
-    """Begin a progress line on ``stream`` (None: no progress)."""
-    if stream is not None:
-        stream.write(f"{text} ... ")
-        stream.flush()
+class _NotebookLine:
+    """A notebook's progress on ``stream`` (None: none): ``[i/n] name ... status (s)`` on one line; the grid
+    lines that arrive while it runs go below it, indented, and the notebook's line is then repeated with
+    its status."""
+
+    def __init__(self, stream, text: str):
+        self.stream, self.text, self.open = stream, text, stream is not None
+        self._write(f"{text} ... ")
+
+    def grid(self, line: str) -> None:
+        """One grid's line (`GridSummary.line`), from the notebook's progress file."""
+        self._write(("\n" if self.open else "") + f"    {line}\n")
+        self.open = False
+
+    def end(self, outcome: str) -> None:
+        """The notebook's status and time."""
+        self._write(("" if self.open else f"{self.text} ... ") + f"{outcome}\n")
+        self.open = False
+
+    def _write(self, text: str) -> None:
+        if self.stream is not None:
+            self.stream.write(text)
+            self.stream.flush()
 
 
-def _progress_end(stream, text: str) -> None:
-    """End the progress line begun by `_progress_start`."""
-    if stream is not None:
-        stream.write(f"{text}\n")
-        stream.flush()
+def read_new_lines(path: Path, offset: int) -> tuple[list[str], int]:
+    """The complete lines appended to ``path`` after byte ``offset``, and the offset after them. A last line
+    without its newline waits for the next call; a missing file, or one shorter than ``offset`` (started
+    afresh), is read from its start."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return [], 0
+    offset = offset if size >= offset else 0
+    with open(path, "rb") as file:
+        file.seek(offset)
+        data = file.read()
+    end = data.rfind(b"\n") + 1
+    return data[:end].decode("utf-8", errors="replace").splitlines(), offset + end
+
+
+@contextlib.contextmanager
+def following(path: Path, echo: Callable[[str], object], interval: float = 1.0):
+    """While the block runs, call ``echo(line)`` for every line appended to ``path`` (a thread reads it every
+    ``interval`` seconds, and once more when the block ends)."""
+    stop, offset = threading.Event(), [0]
+
+    def read() -> None:
+        lines, offset[0] = read_new_lines(path, offset[0])
+        for line in lines:
+            echo(line)
+
+    def poll() -> None:
+        while not stop.wait(interval):
+            read()
+
+    thread = threading.Thread(target=poll, name="odtlib-grid-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        read()
 
 
 def _runs_this_python(executable: str) -> bool:
@@ -158,7 +223,8 @@ def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: s
     profile runs the paper notebooks only, unless ``papers`` names a teaching notebook. A failing notebook
     is recorded (its executed copy keeps the traceback) and the batch goes on.
     ``notebooks_dir=None`` looks the notebooks up (`default_notebooks_dir`). ``progress``: a text
-    stream (e.g. ``sys.stderr``) that gets one line per notebook, ``[i/n] name ... status (seconds)``.
+    stream (e.g. ``sys.stderr``) that gets one line per notebook, ``[i/n] name ... status (seconds)``, and one
+    indented line per grid the notebook runs (`following`).
     Ctrl-C (KeyboardInterrupt) ends the batch without a report; the runs the notebooks stored are kept.
     """
     import papermill as pm
@@ -182,22 +248,25 @@ def reproduce(papers=None, profile: str = "quick", n_jobs: int = 1, scheduler: s
     for number, notebook in enumerate(notebooks, start=1):
         paper = notebook_id(notebook)
         executed = executed_dir / notebook.name
-        _progress_start(progress, f"[{number}/{len(notebooks)}] {notebook.name}")
+        line = _NotebookLine(progress, f"[{number}/{len(notebooks)}] {notebook.name}")
+        grid_log = paper_dir(output_dir, paper) / PROGRESS_FILE
+        grid_log.unlink(missing_ok=True)
         tic = time.perf_counter()
         try:
             given = {**parameters, **stored} if paper.isdigit() else parameters
-            pm.execute_notebook(str(notebook), str(executed), parameters=given, kernel_name=kernel,
-                                cwd=str(notebook.parent.resolve()), progress_bar=False,
-                                log_output=log_output, execution_timeout=execution_timeout)
+            with following(grid_log, line.grid) if progress is not None else contextlib.nullcontext():
+                pm.execute_notebook(str(notebook), str(executed), parameters=given, kernel_name=kernel,
+                                    cwd=str(notebook.parent.resolve()), progress_bar=False,
+                                    log_output=log_output, execution_timeout=execution_timeout)
             status, error = "ok", None
         except KeyboardInterrupt:
-            _progress_end(progress, f"interrupted ({time.perf_counter() - tic:.0f} s)")
+            line.end(f"interrupted ({time.perf_counter() - tic:.0f} s)")
             raise
         except Exception as exc:  # noqa: BLE001 - one failing notebook must not stop the batch
             status, error = "failed", _error_text(exc)
         runtime = time.perf_counter() - tic
         runs.append(NotebookRun(paper, notebook, executed, status, runtime, error, page=notebook_page(executed)))
-        _progress_end(progress, f"{status} ({runs[-1].runtime:.0f} s)")
+        line.end(f"{status} ({runs[-1].runtime:.0f} s)")
     runs = [with_failed_runs(run, output_dir) for run in runs]
     write_report(runs, output_dir, parameters)
     return runs
@@ -264,7 +333,7 @@ def write_report(runs: list[NotebookRun], output_dir: str | os.PathLike, paramet
         body += section_html
     md_path, html_path = output_dir / "report.md", output_dir / "report.html"
     md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
-    html_path.write_text(_HTML_PAGE.format(body="\n".join(body)), encoding="utf-8")
+    html_path.write_text(_HTML_PAGE.format(body=with_table_of_contents("\n".join(body))), encoding="utf-8")
     return md_path, html_path
 
 
@@ -312,7 +381,8 @@ CLAIMS_COLUMNS = ["paper", "id", "claim", "source", "paper_value", "ours", "unit
 
 def _claims_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str], list[str]]:
     """The claims ledgers the paper notebooks reported (their ``claims`` tables), one table at the top."""
-    frames = [pd.read_csv(item["path"]) for run in runs for item in (summaries[run.paper] or {}).get("items", [])
+    frames = [pd.read_csv(item["path"], dtype={"paper": str})
+              for run in runs for item in (summaries[run.paper] or {}).get("items", [])
               if item["name"] == CLAIMS_ITEM and item["kind"] == "table" and Path(item["path"]).exists()]
     if not frames:
         return [], []
@@ -321,8 +391,9 @@ def _claims_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str]
     counts = ledger["verdict"].value_counts()
     note = "Which of the papers' claims hold: " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items()) + \
            " (from the stored full-profile results; each claim's reasoning says how far they cover it)."
-    return (["", "## Claims ledger", "", note, "", markdown_table(ledger)],
-            ["<h2>Claims ledger</h2>", f"<p>{html.escape(note)}</p>", _table_html(ledger)])
+    table_md, table_html = _rendered_table(ledger)
+    return (["", "## Claims ledger", "", note, "", *table_md],
+            ["<h2>Claims ledger</h2>", f"<p>{html.escape(note)}</p>", table_html])
 
 
 def _verdict_section(runs: list[NotebookRun], summaries: dict) -> tuple[list[str], list[str]]:
@@ -376,6 +447,14 @@ def _label(run: NotebookRun) -> str:
     return f"Paper {run.paper}" if run.paper.isdigit() else run.paper
 
 
+def _rendered_table(frame: pd.DataFrame) -> tuple[list[str], str]:
+    """A table for both reports (`readable_table`: rounded, constant columns dropped and named above it), as
+    Markdown lines and as HTML."""
+    shown, note = readable_table(frame)
+    md = ([f"_{note}_", ""] if note else []) + [markdown_table(shown)]
+    return md, (f'<p class="note">{html.escape(note)}</p>' if note else "") + _table_html(shown)
+
+
 def _table_html(frame: pd.DataFrame) -> str:
     """A table in a horizontally scrolling box (wide tables must not break the page)."""
     return f'<div class="scroll">{frame.to_html(index=False, na_rep="", escape=True)}</div>'
@@ -404,8 +483,8 @@ def _render_item(item: dict, root: Path) -> tuple[list[str], str]:
     if not path.exists():
         return [heading, "", f"(missing file {path.name})"], heading_html + "<p>(missing file)</p>"
     if item["kind"] == "table":
-        frame = pd.read_csv(path)
-        return [heading, "", markdown_table(frame)], heading_html + _table_html(frame)
+        table_md, table_html = _rendered_table(pd.read_csv(path))
+        return [heading, "", *table_md], heading_html + table_html
     if item["kind"] == "figure":
         rel = _rel(path, root)
         return [heading, "", f"![{item['name']}]({rel})"], heading_html + f'<img src="{html.escape(rel)}">'
@@ -413,11 +492,56 @@ def _render_item(item: dict, root: Path) -> tuple[list[str], str]:
     return [heading, "", text], heading_html + _markdown_html(text)
 
 
+def _anchor(text: str, taken: set[str]) -> str:
+    """A unique HTML id from a heading's text ("Paper 001: table2" -> "paper-001-table2")."""
+    base = re.sub(r"[^a-z0-9]+", "-", html.unescape(re.sub(r"<[^>]+>", "", text)).lower()).strip("-") or "section"
+    anchor, n = base, 1
+    while anchor in taken:
+        n += 1
+        anchor = f"{base}-{n}"
+    taken.add(anchor)
+    return anchor
+
+
+def with_table_of_contents(body: str) -> str:
+    """``body`` with an anchor before every ``<h2>``/``<h3>`` and, after the ``<h1>``, a table of contents linking
+    to them: the report's sections and notebooks, each with its tables, texts and figures nested below it."""
+    taken: set[str] = set()
+    entries: list[tuple[int, str, str]] = []
+    section = [""]     # the anchor of the last <h2>: a table's anchor starts with its notebook's
+
+    def add_id(match: re.Match) -> str:
+        level, text = int(match.group(1)), match.group(2)
+        anchor = _anchor(text if level == 2 else f"{section[0]} {text}", taken)
+        if level == 2:
+            section[0] = anchor
+        entries.append((level, anchor, text))
+        return f'<a id="{anchor}"></a>{match.group(0)}'   # the heading itself unchanged: tests and styles find it
+    body = re.sub(r"<h([23])>(.*?)</h\1>", add_id, body)
+    items, open_sublist = [], False
+    for level, anchor, text in entries:
+        if level == 3 and not open_sublist:
+            items.append("<ul>")
+            open_sublist = True
+        elif level == 2 and open_sublist:
+            items.append("</ul></li>")
+            open_sublist = False
+        elif level == 2 and items:
+            items.append("</li>")
+        items.append(f'<li><a href="#{anchor}">{text}</a>' + ("</li>" if level == 3 else ""))
+    if entries:
+        items.append("</ul></li>" if open_sublist else "</li>")
+    toc = f'<nav class="toc"><h2>Contents</h2><ul>{"".join(items)}</ul></nav>' if entries else ""
+    head, h1_end, rest = body.partition("</h1>")
+    return f"{head}{h1_end}\n{toc}{rest}" if h1_end else toc + body
+
+
 _HTML_PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>odtlib reproduction report</title>
 <style>body{{font-family:sans-serif;max-width:70em;margin:auto}} table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:2px 6px}} img{{max-width:100%}}
-.scroll{{overflow-x:auto;max-width:100%}}</style></head>
+td,th{{border:1px solid #ccc;padding:2px 6px;vertical-align:top}} th{{white-space:nowrap}}
+td{{min-width:3em;max-width:40em}} img{{max-width:100%}} .note{{color:#555;font-size:90%}}
+.scroll{{overflow-x:auto;max-width:100%}} .toc ul{{margin:0.2em 0}}</style></head>
 <body>
 {body}
 </body></html>

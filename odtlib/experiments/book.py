@@ -103,17 +103,20 @@ def stage(source: Path, runs=DEFAULT_RUNS, results_dir: Path | None = None) -> P
         shutil.copy2(syllabus, source / "syllabus.md")
     if BUNDLED_MATHJAX.is_dir():
         shutil.copytree(BUNDLED_MATHJAX, source / "_static" / "mathjax")
+    if (CHECKOUT / "figures").is_dir():   # the README's key figures (odtlib.experiments.key_figures)
+        shutil.copytree(CHECKOUT / "figures", source / "figures", ignore=shutil.ignore_patterns("*.md", "*.png"))
     return source
 
 
 def _front_page(readme: str) -> str:
     """The README as the front page, with links into the repository turned into plain text (the site has
-    no copy of those files) and the table of contents of the book."""
+    no copy of those files; the key figures in ``figures/`` are copied, their links kept) and the table of
+    contents of the book."""
     import re
 
     def keep_or_unlink(match: re.Match) -> str:
         text, target = match.group(1), match.group(2)
-        return match.group(0) if target.startswith(("http://", "https://", "#")) else text
+        return match.group(0) if target.startswith(("http://", "https://", "#", "figures/")) else text
     body = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", keep_or_unlink, readme)
     toc = ["", "```{toctree}", ":maxdepth: 1", ":caption: Contents", "", "claims",
            *(["syllabus"] if (CHECKOUT / "notebooks" / "SYLLABUS.md").exists() else []),

@@ -24,11 +24,17 @@ limit). It may also decide the verdict itself (for claims with several parts: "p
 `ledger()` reads every claims file, computes our numbers from the stored results and returns one row per
 claim with its verdict: confirmed, refuted, partly, or not tested (with why). A bound that falls on the
 wrong side of the paper's number settles nothing: such a claim stays "not tested" and says so.
+
+**Provisional verdicts.** While a full run goes on, a compute function may already give a number from the runs
+stored so far; it states its coverage in its note as "X of Y runs ... stored". A verdict drawn while X < Y is
+*provisional* (column ``provisional``; the reasoning starts by saying so, and `summary` counts such verdicts in
+a column of their own): the missing runs may still change it.
 """
 from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,7 +58,8 @@ CLAIM_FIELDS = {"id", "statement", "source", "experiment", "metric", "compute", 
                 "tolerance", "direction", "unit", "not_tested", "reasoning"}
 REQUIRED_FIELDS = ("id", "statement", "source", "experiment", "metric")
 LEDGER_COLUMNS = ["paper", "id", "claim", "source", "experiment", "metric", "paper_value", "tolerance", "unit",
-                  "ours", "n", "verdict", "reasoning"]
+                  "ours", "n", "verdict", "provisional", "reasoning"]
+COVERAGE = re.compile(r"(\d[\d,]*) of (\d[\d,]*) runs\b[^;]*?\bstored")   # how compute functions state coverage
 
 
 @dataclass
@@ -188,12 +195,21 @@ def ledger(papers=PAPERS, results_dir: str | os.PathLike | None = None) -> pd.Da
             measured = _measure(claim, functions, results)
             verdict, reasoning = judge(claim, measured) if "not_tested" not in claim else (
                 "not tested", _sentence(claim["not_tested"], claim.get("reasoning", "")))
+            provisional = verdict != "not tested" and runs_missing(measured)
+            if provisional:
+                reasoning = _sentence("Provisional: not all the runs this claim needs are stored yet", reasoning)
             rows.append({"paper": paper, "id": claim["id"], "claim": claim["statement"], "source": claim["source"],
                          "experiment": claim["experiment"], "metric": claim["metric"],
                          "paper_value": claim.get("paper_value"), "tolerance": claim.get("tolerance"),
                          "unit": claim.get("unit", ""), "ours": measured.value, "n": measured.n,
-                         "verdict": verdict, "reasoning": reasoning})
+                         "verdict": verdict, "provisional": provisional, "reasoning": reasoning})
     return pd.DataFrame(rows, columns=LEDGER_COLUMNS)
+
+
+def runs_missing(measured: Measured) -> bool:
+    """True when the coverage that ``measured`` states ("X of Y runs ... stored") has X < Y."""
+    return any(int(have.replace(",", "")) < int(total.replace(",", ""))
+               for have, total in COVERAGE.findall(f"{measured.note} {measured.reason}"))
 
 
 def _measure(claim: dict, functions: dict, results: StoredResults) -> Measured:
@@ -210,10 +226,13 @@ def _measure(claim: dict, functions: dict, results: StoredResults) -> Measured:
 
 
 def summary(ledger_frame: pd.DataFrame) -> pd.DataFrame:
-    """Verdicts counted per paper: one row per paper, one column per verdict, and the total."""
+    """Verdicts counted per paper: one row per paper, one column per verdict, how many of the verdicts are
+    provisional (drawn before all their runs were stored), and the total."""
     counts = ledger_frame.groupby(["paper", "verdict"]).size().unstack(fill_value=0)
     counts = counts.reindex(columns=list(VERDICTS), fill_value=0)
     counts["claims"] = counts.sum(axis=1)
+    provisional = ledger_frame.groupby("paper")["provisional"].sum().astype(int)
+    counts.insert(len(VERDICTS), "of which provisional", provisional.reindex(counts.index, fill_value=0))
     return counts.reset_index()
 
 
@@ -227,11 +246,15 @@ def stored_runs(paper: str, results_dir: str | os.PathLike | None = None) -> int
 
 
 def readme_summary(results_dir: str | os.PathLike | None = None) -> str:
-    """The README's one-table summary of the ledger: per paper, the verdicts counted and the runs stored."""
+    """The README's one-table summary of the ledger: per paper, the verdicts counted, the runs stored and links
+    to the paper's key figures (`odtlib.experiments.key_figures`, committed in ``figures/``)."""
+    from odtlib.experiments.key_figures import figure_links
+    from odtlib.experiments.report import markdown_table
+
     table = ledger(declared_papers(), results_dir=results_dir)
     counts = summary(table)
     counts.insert(1, "stored runs", [stored_runs(paper, results_dir) for paper in counts["paper"]])
-    from odtlib.experiments.report import markdown_table
+    counts["key figures"] = [figure_links(paper) for paper in counts["paper"]]
 
     return markdown_table(counts)
 

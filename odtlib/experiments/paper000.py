@@ -37,6 +37,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from odtlib.experiments.claims import Measured, StoredResults, metric
 from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile
+from odtlib.experiments.reference import compare, reference_table
 from odtlib.models import CategoricalODT
 
 __all__ = [
@@ -45,6 +46,8 @@ __all__ = [
     "PrunedCART", "time_table", "time_ratios", "accuracy_table", "branching_table", "treatment_table",
     "train_size_table", "topology_selection", "tradeoff_table", "paper_accuracy_long", "AVAILABLE", "NO_TREE",
     "ordered_configs", "large_difference_reason", "explain_differences", "full_run_coverage", "CLAIMS_EXPERIMENT",
+    "not_compared_reason", "compare_table6", "compare_table7", "table7_times", "compare_table12", "compare_table13",
+    "compare_table14",
 ]
 
 DATASETS = ("a1a", "bc", "heloc", "krkp", "mush", "ttt", "monks-1", "votes", "heart", "student")
@@ -540,8 +543,6 @@ def accuracy_table(runs: pd.DataFrame, paper_minutes: dict | None = None) -> pd.
 def paper_accuracy_long(profile: Profile) -> pd.DataFrame:
     """Tables 8-11 of the paper stacked (dataset, method, odt_time_limit_min, feature_selection, train_acc,
     test_acc), restricted to the profile's datasets and topologies (decomposed ones included)."""
-    from odtlib.experiments.reference import reference_table
-
     paper = pd.concat([reference_table("000", f"table{t}") for t in (8, 9, 10, 11)], ignore_index=True)
     methods = [f"ODT-{t}" for t in (*profile.accuracy_topologies, *profile.decomposed_topologies)] + ["CART-D3"]
     keep = paper["dataset"].isin(profile.accuracy_datasets) & paper["method"].isin(methods)
@@ -618,6 +619,54 @@ def train_size_table(runs: pd.DataFrame) -> pd.DataFrame:
     return _finished_with_reasons(runs, ["dataset", "topology", "n_train"])
 
 
+def not_compared_reason(profile: Profile) -> str:
+    """Why none of the profile's accuracies stands beside the paper's ("" when they do: every profile but smoke)."""
+    return "" if profile.compared else f"ours: {profile.name} profile, a code-path check on {profile.n_train} rows"
+
+
+def _test_accuracy_vs_paper(ours: pd.DataFrame, table: str, keys: list[str], profile: Profile) -> pd.DataFrame:
+    """Our mean test accuracy (%) per ``keys`` beside the paper's ``table`` (`compare`, the profile's tolerance),
+    each difference above twice the tolerance explained (`explain_differences`), and our mean training accuracy
+    (``ours_train_acc``) beside it; only the cells we ran. ``ours``: one row per finished run, with the ``keys``,
+    ``test_accuracy``/``train_accuracy`` in % and the cell's ``reason`` (`_finished_with_reasons`)."""
+    ours = ours.assign(test_acc=ours["test_accuracy"], train_acc=ours["train_accuracy"])
+    ours["reason"] = ours["reason"].where(ours["reason"] != "", not_compared_reason(profile))
+    compared = compare(ours, reference_table("000", table), on=keys, value="test_acc", tolerance=profile.tolerance,
+                       ours_reason="reason")
+    compared = explain_differences(compared, profile.tolerance, profile, method="ODT")
+    train = ours.groupby(keys, dropna=False)["train_acc"].mean().rename("ours_train_acc").reset_index()
+    return compared[compared["n_ours"] > 0].merge(train, how="left")
+
+
+def compare_table6(runs: pd.DataFrame, profile: Profile) -> pd.DataFrame:
+    """Table 6 (Section 5.2, the rule of Section 4.5): test accuracy (%) of simple / comb-con / comb-unc branching
+    per dataset and depth, paper vs ours (`_test_accuracy_vs_paper`)."""
+    return _test_accuracy_vs_paper(branching_table(runs), "table6", ["dataset", "depth", "branching"], profile)
+
+
+def compare_table7(runs: pd.DataFrame, profile: Profile) -> pd.DataFrame:
+    """Table 7 (Section 5.3, the constraints of Section 4.4): test accuracy (%) with numerical groups as ordered
+    buckets ("n") or plain categories ("c"), per dataset and topology, paper vs ours (`_test_accuracy_vs_paper`)."""
+    keys = ["dataset", "feature_treatment", "topology"]
+    return _test_accuracy_vs_paper(treatment_table(runs), "table7", keys, profile)
+
+
+def table7_times(runs: pd.DataFrame) -> pd.DataFrame:
+    """Table 7's solve times: our mean seconds per (dataset, topology, feature_treatment) beside the paper's (CPLEX,
+    8 cores; not comparable in absolute terms), for the cells we ran."""
+    keys = ["dataset", "topology", "feature_treatment"]
+    ours = treatment_table(runs).groupby(keys)["time_s"].mean()
+    paper = reference_table("000", "table7").set_index(keys)["time_s"]
+    times = pd.DataFrame({"ours time (s)": ours, "paper time (s, CPLEX)": paper})
+    return times.dropna(subset=["ours time (s)"])
+
+
+def compare_table12(runs: pd.DataFrame, profile: Profile) -> pd.DataFrame:
+    """Table 12 (Section 5.5): test accuracy (%) against the number of training rows per dataset and topology,
+    paper vs ours (`_test_accuracy_vs_paper`)."""
+    return _test_accuracy_vs_paper(train_size_table(runs), "table12", ["dataset", "topology", "n_train"], profile)
+
+
 def topology_selection(validation: pd.DataFrame, tested: pd.DataFrame) -> pd.DataFrame:
     """Table 13: per (dataset, split) the topology with the best validation accuracy (ties: fewer leaves),
     its test accuracy (the run trained on the full training part) and leaves, beside pruned CART's.
@@ -635,6 +684,23 @@ def topology_selection(validation: pd.DataFrame, tested: pd.DataFrame) -> pd.Dat
     out = summary.join(cart_summary, how="outer").reset_index()
     out[["odt_test_acc", "cart_test_acc"]] *= 100
     return out
+
+
+TABLE13_QUANTITIES = ("odt_test_acc", "cart_test_acc", "odt_avg_leaves", "cart_avg_leaves")
+
+
+def compare_table13(selected: pd.DataFrame, profile: Profile) -> pd.DataFrame:
+    """Table 13 (Section 5.6): per dataset the validated topology's test accuracy (%) and leaves beside pruned
+    CART's (`topology_selection`), paper vs ours, one row per dataset and ``quantity``; accuracies within the
+    profile's tolerance, leaves within one leaf; each difference above twice the tolerance explained."""
+    paper = reference_table("000", "table13")
+    tables = [compare(selected, paper, on="dataset", value=quantity,
+                      tolerance=profile.tolerance if "acc" in quantity else 1.0).assign(quantity=quantity)
+              for quantity in TABLE13_QUANTITIES]
+    table = pd.concat(tables)
+    table = table[table["n_ours"] > 0]
+    methods = np.where(table["quantity"].str.startswith("cart"), "CART", "ODT")
+    return explain_differences(table.assign(method=methods), profile.tolerance, profile)
 
 
 def tradeoff_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -660,6 +726,20 @@ def tradeoff_table(runs: pd.DataFrame) -> pd.DataFrame:
     values = ["train_tpr_achieved", "train_tnr", "test_tpr", "test_tnr"]
     return out.groupby(["depth", "train_tpr"]).agg(
         **{c: (c, "mean") for c in values}, runs=("split", "size"), reason=("reason", "first")).reset_index()
+
+
+def compare_table14(tradeoff: pd.DataFrame, profile: Profile) -> pd.DataFrame:
+    """Table 14 (Section 5.8, bc): training TNR and test TPR / TNR (%) per depth and training-TPR floor, paper vs
+    ours (`tradeoff_table`), one row per cell and ``quantity``; each difference above twice the tolerance
+    explained."""
+    reason = tradeoff["reason"].where(tradeoff["reason"] != "", not_compared_reason(profile))
+    tradeoff, paper = tradeoff.assign(reason=reason), reference_table("000", "table14")
+    tables = [compare(tradeoff, paper, on=["depth", "train_tpr"], value=quantity, tolerance=profile.tolerance,
+                      ours_reason="reason").assign(quantity=quantity)
+              for quantity in ("train_tnr", "test_tpr", "test_tnr")]
+    table = pd.concat(tables)
+    return explain_differences(table[table["n_ours"] > 0].assign(dataset="bc"), profile.tolerance, profile,
+                               method="ODT")
 
 
 # --------------------------------------------------------------------------------------------- claims

@@ -1,4 +1,5 @@
-"""The papers' published numbers (package data in ``odtlib/reference/``) and paper-vs-ours tables."""
+"""The papers' published numbers (package data in ``odtlib/reference/``), paper-vs-ours tables (`compare`) and
+the summary of their verdicts that the paper notebooks print (`verdict_summary`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -11,6 +12,8 @@ import pandas as pd
 VERDICT_WITHIN = "within tolerance"
 VERDICT_LOWER = "lower"
 VERDICT_HIGHER = "higher"
+NOT_COMPARABLE = "not comparable"     # a verdict's prefix, followed by ": <why>"
+WOULD_BE = "would be: "               # ... and by "; would be: <verdict>" when a short profile holds one back
 
 
 def _reference_dir():
@@ -158,3 +161,52 @@ def _verdict(side: dict, tolerance: float) -> str:
     if np.abs(difference) <= tolerance + 1e-12:
         return VERDICT_WITHIN
     return VERDICT_LOWER if difference < 0 else VERDICT_HIGHER
+
+
+def verdict_kind(verdict: str) -> str:
+    """A `compare` verdict without its reason: "not comparable: <why>" -> "not comparable", and a verdict a short
+    profile held back ("not comparable: <profile> ...; would be: lower") -> "not comparable, would be: lower"."""
+    verdict = str(verdict)
+    if not verdict.startswith(NOT_COMPARABLE):
+        return verdict
+    held_back = verdict.rpartition(WOULD_BE)[2] if WOULD_BE in verdict else ""
+    return f"{NOT_COMPARABLE}, {WOULD_BE}{held_back}" if held_back else NOT_COMPARABLE
+
+
+def _verdict_order(kind: str) -> tuple[int, str]:
+    """Agreement first, then the two directions, then everything not compared (alphabetically)."""
+    ranks = {VERDICT_WITHIN: 0, VERDICT_HIGHER: 1, VERDICT_LOWER: 2}
+    return ranks.get(kind, len(ranks)), kind
+
+
+def _cells(n: int) -> str:
+    return f"{n} cell" if n == 1 else f"{n} cells"
+
+
+def _cell_name(row: pd.Series, keys: Sequence[str]) -> str:
+    return " / ".join(str(row[k]) for k in keys)
+
+
+def verdict_summary(table: pd.DataFrame, title: str, *, keys: Sequence[str] | None = None, digits: int = 1,
+                    unit: str = "points", largest: int = 3) -> str:
+    """A Markdown summary of the verdicts of a `compare` table, for a notebook's verdict cell.
+
+    After ``title`` come one line per kind of verdict with its number of cells (`verdict_kind`: the reasons of
+    "not comparable" cells are collapsed), the mean ``|ours - paper|`` over the comparable cells (those judged
+    within tolerance, higher or lower) and the ``largest`` comparable cells with the largest ``|difference|``,
+    named by their ``keys`` (default: the columns before ``paper``, i.e. `compare`'s ``on``). ``digits`` and
+    ``unit`` format the differences (accuracies in percent: 1 and "points"; fractions: 3 and "")."""
+    if keys is None:
+        keys = list(table.columns[:list(table.columns).index("paper")])
+    kinds = table["verdict"].map(verdict_kind)
+    counts = kinds.value_counts()
+    lines = [f"- {_cells(counts[kind])}: {kind}" for kind in sorted(counts.index, key=_verdict_order)]
+    comparable = table[kinds.isin([VERDICT_WITHIN, VERDICT_HIGHER, VERDICT_LOWER])]
+    if len(comparable):
+        mean = f"{comparable['difference'].abs().mean():.{digits}f} {unit}".rstrip()
+        lines.append(f"- mean |ours - paper| over {_cells(len(comparable))} compared: {mean}")
+        far = comparable.loc[comparable["difference"].abs().sort_values(ascending=False, kind="stable").index]
+        cells = [f"{_cell_name(row, keys)} {row['difference']:+.{digits}f}" for _, row in far.head(largest).iterrows()]
+        if cells:
+            lines.append(f"- largest differences (ours - paper{', ' + unit if unit else ''}): {'; '.join(cells)}")
+    return f"{title}:\n\n" + ("\n".join(lines) or "- no cell to compare")

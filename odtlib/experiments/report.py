@@ -4,6 +4,8 @@ A notebook calls ``report = ReportWriter(output_dir, paper="001", title=...)`` o
 ``report.table(...)``, ``report.figure(...)``, ``report.text(...)``, ``report.verdict(...)``. Everything
 lands in ``<output_dir>/paper<NNN>/report/`` together with ``summary.json`` (rewritten after every call,
 so a notebook that fails halfway still reports what it produced). `collect_report` reads it back.
+Every grid run through `ReportWriter.run_grid` adds one line to ``<output_dir>/paper<NNN>/progress.log``
+(`GridSummary.line`), which ``odtlib reproduce`` echoes while the notebook runs.
 
 ``summary.json`` also holds what the batch report needs beyond the items:
 
@@ -16,18 +18,21 @@ so a notebook that fails halfway still reports what it produced). `collect_repor
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from odtlib.experiments.protocol import results_of
-from odtlib.experiments.runner import GridSummary, run_grid
+from odtlib.experiments.runner import GridSummary, progress_line, run_grid
 from odtlib.experiments.store import ResultStore, config_key
 from odtlib.experiments.stored import export_results, import_results, results_file, stored_results_dir
 
 SUMMARY_FILE = "summary.json"
+PROGRESS_FILE = "progress.log"   # one line per finished grid, for `odtlib reproduce` to echo
 RECOMPUTE = (False, True, "all")
 CHECKPOINT_SECONDS = 120.0   # a running grid of a stored profile exports its CSV at most this often
 
@@ -62,6 +67,12 @@ class ReportWriter:
         self.summary = {"paper": self.paper, "title": title, "items": [], "settings": {}, "failures": {},
                         "coverage": {}}
         self._save_summary()
+        self.progress_file.unlink(missing_ok=True)
+
+    @property
+    def progress_file(self) -> Path:
+        """``<paper_dir>/progress.log``: one line per grid `run_grid` finished in this notebook run."""
+        return self.paper_dir / PROGRESS_FILE
 
     @property
     def stored(self) -> bool:
@@ -84,7 +95,8 @@ class ReportWriter:
     def run_grid(self, run, configs, experiment: str, **kwargs) -> GridSummary:
         """`odtlib.experiments.run_grid` into the store of ``experiment``, seeded from (and, while it
         computes, exported to) the committed results of a stored profile; without ``recompute`` a stored
-        profile only reads. The share of ``configs`` with a stored run is recorded (`coverage`)."""
+        profile only reads. The share of ``configs`` with a stored run is recorded (`coverage`), and the grid's
+        line (`GridSummary.line`) is appended to `progress_file`."""
         configs = list(configs)
         store, file = self.store(experiment), self.stored_file(experiment)
         if file is not None and self.recompute != "all":
@@ -101,8 +113,16 @@ class ReportWriter:
         else:
             done = sum(store.has(config) for config in configs)
             summary = GridSummary(total=len(configs), skipped=done, ran=0, failed=0)
+            label = kwargs.get("desc") or experiment
+            progress_line(0, label, kwargs.get("progress", True)).close(summary.line(label))
         self._record_coverage(experiment, store, configs)
+        self._log_progress(summary.line(f"{self.paper_dir.name} {experiment}"))
         return summary
+
+    def _log_progress(self, line: str) -> None:
+        """Append one line to `progress_file` (`odtlib.experiments.batch.read_new_lines` waits for its newline)."""
+        with open(self.progress_file, "a", encoding="utf-8") as log:
+            log.write(line.replace("\n", " ") + "\n")
 
     def coverage(self) -> pd.DataFrame:
         """Per experiment read by `run_grid`: configs in the grid, runs stored, of which failed."""
@@ -242,3 +262,33 @@ def markdown_table(frame: pd.DataFrame, floatfmt: str = "{:.4g}") -> str:
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     rows = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
     return "\n".join([header, rule, *rows])
+
+
+def readable_number(value) -> str:
+    """A number as the papers print theirs: integers as such, other values of magnitude >= 1 to one decimal
+    (accuracies in %, seconds: ``94.117647`` -> ``94.1``), smaller ones to two significant digits (fractions
+    and gaps: ``0.0312`` -> ``0.031``); NaN as an empty cell."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return str(value)
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.1f}" if abs(value) >= 1 else f"{value:.2g}"
+
+
+#: tables this short keep every column (a constant column of two rows says little about the next run)
+MIN_ROWS_TO_DROP_CONSTANTS = 3
+
+
+def readable_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """A table as the report shows it: numbers rounded by `readable_number` (as text), and the columns that hold
+    one value in every row dropped (tables of at least `MIN_ROWS_TO_DROP_CONSTANTS` rows); returns the table and
+    a note naming the dropped columns with their value ("same in every row: n_ours = 1"), or ""."""
+    constant = [c for c in frame.columns
+                if len(frame) >= MIN_ROWS_TO_DROP_CONSTANTS and frame[c].astype(str).nunique(dropna=False) == 1]
+    if len(constant) == len(frame.columns):
+        constant = []
+    shown = frame.drop(columns=constant).apply(lambda column: column.map(readable_number))
+    note = "; ".join(f"{c} = {readable_number(frame[c].iloc[0]) or '(empty)'}" for c in constant)
+    return shown, f"same in every row: {note}" if note else ""

@@ -2,10 +2,16 @@
 
 The driver (the process that calls `run_grid`) writes every record to the `ResultStore` as soon as
 its run finishes, whatever the backend, so a killed driver loses only the runs in flight.
+
+A grid shows one progress line: in a Jupyter kernel a display rewritten in place (an executed notebook
+keeps only its last state, `GridSummary.line`), elsewhere a tqdm bar. The warnings of its runs, which
+each run puts in its record (so none is lost in a worker process; they are not stored), are shown once per
+grid at the end, each distinct (category, message) with the number of runs that raised it.
 """
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import os
 import platform
 import socket
@@ -14,7 +20,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -30,17 +36,40 @@ from odtlib.experiments.store import ResultStore, config_key  # noqa: E402
 
 RunFunction = Callable[[dict], Mapping[str, Any]]
 OUTPUT_KEYS = ("metrics", "solve_result", "tree", "extra")
+WARNINGS_KEY = "warnings"      # a record's warnings on their way to the driver (not stored)
+LINE_UPDATE_SECONDS = 2.0      # a notebook's progress line is rewritten at most this often
 VERSIONED_PACKAGES = ("odtlib", "numpy", "pandas", "scikit-learn", "pyomo", "highspy", "pyscipopt")
 
 
 @dataclass
 class GridSummary:
-    """What one `run_grid` call did: configs in the grid, skipped (already stored), run, failed."""
+    """What one `run_grid` call did: configs in the grid, skipped (already stored), run, failed, and the
+    wall-clock seconds it took."""
 
     total: int
     skipped: int
     ran: int
     failed: int
+    seconds: float = field(default=0.0, compare=False)
+
+    def line(self, label: str) -> str:
+        """One line saying what the grid did, e.g. ``"paper002 direct: 180/180 runs in 3.2 min, 0 failed"``."""
+        pending = self.total - self.skipped
+        if pending == 0:
+            return f"{label}: all {self.total} runs already stored"
+        if self.ran == 0:
+            return f"{label}: {self.skipped} of {self.total} runs stored, {pending} not computed"
+        stored = f" ({self.skipped} already stored)" if self.skipped else ""
+        return f"{label}: {self.ran}/{pending} runs in {duration_text(self.seconds)}, {self.failed} failed{stored}"
+
+
+def duration_text(seconds: float) -> str:
+    """``"42 s"``, ``"3.2 min"`` or ``"1.5 h"``."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 @lru_cache(maxsize=1)
@@ -136,6 +165,15 @@ def run_one(run: RunFunction, config: Mapping[str, Any]) -> dict:
     return record
 
 
+def _run_recording_warnings(run: RunFunction, config: Mapping[str, Any]) -> dict:
+    """`run_one` with the warnings the run raised put in its record (``WARNINGS_KEY``: category and message),
+    where `run_grid` collects them, whatever process ran it, to show each once per grid (never stored)."""
+    with warnings.catch_warnings(record=True) as caught:
+        record = run_one(run, config)
+    record[WARNINGS_KEY] = [_warning_entry(warning) for warning in caught]
+    return record
+
+
 def _lost_run_record(config: Mapping[str, Any], exc: BaseException) -> dict:
     """Record for a run whose worker died (the exception came from the backend, not the run)."""
     return {"key": config_key(config), "status": "failed", "config": dict(config), "metrics": {},
@@ -189,8 +227,12 @@ def run_grid(run: RunFunction, grid: Iterable[Mapping[str, Any]], store: ResultS
     retry_failed : run again configs whose stored record is "failed" (else they are skipped).
     threads_per_run : solver threads of one run (default: the largest ``config["threads"]``, else 1);
         local parallelism is clamped to ``cores // threads_per_run`` (see `parallel_runs`).
-    progress : show a tqdm progress bar (notebook widget or terminal).
+    progress : show one progress line: in a Jupyter kernel rewritten in place and left as `GridSummary.line`,
+        elsewhere a tqdm bar.
+    desc : the progress line's label (default: the store's folder name).
     on_record : called with each record after it is stored (e.g. to export a checkpoint).
+
+    The runs' warnings are shown once at the end, each distinct one with the number of runs that raised it.
     """
     store = store if isinstance(store, ResultStore) else ResultStore(store)
     configs = _unique(grid)
@@ -198,22 +240,125 @@ def run_grid(run: RunFunction, grid: Iterable[Mapping[str, Any]], store: ResultS
     if threads_per_run is None:
         threads_per_run = max((int(c.get("threads", 1) or 1) for c in configs), default=1)
     summary = GridSummary(total=len(configs), skipped=len(configs) - len(pending), ran=0, failed=0)
-    if not pending:
-        return summary
-    bar = tqdm(total=len(pending), desc=desc or store.path.name, disable=not progress)
+    line = progress_line(len(pending), desc or store.path.name, progress)
+    raised: dict[tuple[str, str], int] = {}
+    tic = time.perf_counter()
     try:
-        for record in _execute(run, pending, n_jobs, scheduler, threads_per_run):
+        for record in _execute(run, pending, n_jobs, scheduler, threads_per_run) if pending else ():
+            for entry in {tuple(entry) for entry in record.pop(WARNINGS_KEY, None) or []}:
+                raised[entry] = raised.get(entry, 0) + 1
             store.put(record)
             if on_record is not None:
                 on_record(record)
             summary.ran += 1
             summary.failed += record["status"] == "failed"
-            bar.update()
-            if summary.failed:
-                bar.set_postfix(failed=summary.failed)
+            line.update(summary.failed)
     finally:
-        bar.close()
+        summary.seconds = time.perf_counter() - tic
+        line.close(summary.line(desc or store.path.name))
+    _warn_once_each(raised, summary.ran)
     return summary
+
+
+def _warning_entry(warning: warnings.WarningMessage) -> tuple[str, str]:
+    """A caught warning as (its category's import path, its message): plain text, so that a record from a
+    worker process always unpickles."""
+    category = warning.category
+    return f"{category.__module__}.{category.__qualname__}", str(warning.message)
+
+
+def _warning_category(path: str) -> type[Warning]:
+    """The warning class at ``path`` (``module.Class``), or UserWarning when it does not import here."""
+    module, _, name = path.rpartition(".")
+    try:
+        category = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError, ValueError):
+        return UserWarning
+    return category if isinstance(category, type) and issubclass(category, Warning) else UserWarning
+
+
+def _warn_once_each(raised: Mapping[tuple[str, str], int], ran: int) -> None:
+    """Each distinct (category, message) the grid's runs raised, once, at the caller's line, with the count of
+    runs that raised it."""
+    from odtlib.models._base import warn_user
+
+    for (path, message), n_runs in raised.items():
+        category = _warning_category(path)
+        shown = message if category is not UserWarning or path.endswith(".UserWarning") else f"{path}: {message}"
+        warn_user(f"{shown} [in {n_runs} of {ran} runs of this grid]", category)
+
+
+class _BarLine:
+    """A grid's progress as a tqdm bar (a terminal or a log)."""
+
+    def __init__(self, total: int, desc: str):
+        self.bar = tqdm(total=total, desc=desc, disable=total == 0)
+
+    def update(self, failed: int) -> None:
+        self.bar.update()
+        if failed:
+            self.bar.set_postfix(failed=failed)
+
+    def close(self, _final: str) -> None:
+        self.bar.close()
+
+
+class _DisplayLine:
+    """A grid's progress as one output of a Jupyter cell, rewritten in place (an IPython display update) at
+    most every `LINE_UPDATE_SECONDS`; an executed notebook keeps only the final text."""
+
+    def __init__(self, total: int, desc: str):
+        from IPython.display import display
+
+        self.total, self.desc, self.done, self.failed = total, desc, 0, 0
+        self.tic = self.last = time.monotonic()
+        self.handle = display(self._raw(self._text()), raw=True, display_id=True)
+
+    def update(self, failed: int) -> None:
+        self.done, self.failed = self.done + 1, failed
+        if time.monotonic() - self.last >= LINE_UPDATE_SECONDS:
+            self.handle.update(self._raw(self._text()), raw=True)
+            self.last = time.monotonic()
+
+    def close(self, final: str) -> None:
+        self.handle.update(self._raw(final), raw=True)
+
+    def _text(self) -> str:
+        elapsed = duration_text(time.monotonic() - self.tic)
+        return f"{self.desc}: {self.done}/{self.total} runs, {self.failed} failed, {elapsed} so far"
+
+    @staticmethod
+    def _raw(text: str) -> dict:
+        return {"text/plain": text}
+
+
+class _NoLine:
+    """No progress shown."""
+
+    def update(self, failed: int) -> None:
+        pass
+
+    def close(self, final: str) -> None:
+        pass
+
+
+def progress_line(total: int, desc: str, enabled: bool):
+    """A grid's progress line for ``total`` runs, advanced by ``update(failed_so_far)`` after each run and ended
+    by ``close(final_text)``: a display rewritten in place in a Jupyter kernel (left showing the final text),
+    else a tqdm bar; nothing if not ``enabled``."""
+    if not enabled:
+        return _NoLine()
+    return _DisplayLine(total, desc) if _in_jupyter_kernel() else _BarLine(total, desc)
+
+
+def _in_jupyter_kernel() -> bool:
+    """Does this code run in a Jupyter kernel (a notebook, or papermill executing one)?"""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 def _unique(grid: Iterable[Mapping[str, Any]]) -> list[dict]:
@@ -240,12 +385,12 @@ def _execute(run: RunFunction, configs: list[dict], n_jobs: int, scheduler: Any,
     n_parallel = parallel_runs(n_jobs, threads_per_run)
     if n_parallel == 1 or len(configs) == 1:
         for config in configs:
-            yield run_one(run, config)
+            yield _run_recording_warnings(run, config)
         return
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=n_parallel, return_as="generator_unordered")
-    yield from parallel(delayed(run_one)(run, config) for config in configs)
+    yield from parallel(delayed(_run_recording_warnings)(run, config) for config in configs)
 
 
 def _execute_dask(run: RunFunction, configs: list[dict], scheduler: Any):
@@ -253,7 +398,7 @@ def _execute_dask(run: RunFunction, configs: list[dict], scheduler: Any):
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
-        futures = {client.submit(run_one, run, config, pure=False): config for config in configs}
+        futures = {client.submit(_run_recording_warnings, run, config, pure=False): config for config in configs}
         for future in as_completed(futures):
             try:
                 record = future.result()
