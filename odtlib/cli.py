@@ -181,6 +181,9 @@ def _add_reproduce_arguments(rep: argparse.ArgumentParser) -> None:
                           "rendering the stored results")
     rep.add_argument("--results-dir", metavar="PATH",
                      help="full profile: folder of the stored results (default: results/full of the checkout)")
+    rep.add_argument("--update-figures", action="store_true",
+                     help="afterwards redraw the papers' key figures (figures/paper<NNN>/*.svg) from the stored "
+                          "results, as `odtlib figures` does; without it nothing in figures/ changes")
     rep.add_argument("--jobs", type=_positive_int, default=1, help="parallel runs inside each notebook (n_jobs)")
     rep.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
     rep.add_argument("--solver", default="highs", choices=SOLVERS, help="MIP solver passed to the notebooks")
@@ -733,7 +736,17 @@ def _cmd_reproduce(args) -> int:
         print(f"{notebook_label(run.paper)}  {run.status:6s}  {run.runtime:7.1f} s  {run.notebook.name}"
               + (f"  {run.error}" if run.error else ""))
     print(f"report: {args.output}/report.md and report.html")
+    if args.update_figures:
+        _update_key_figures([run.paper for run in runs if run.paper.isdigit()], args.results_dir)
     return 1 if any(run.status != "ok" for run in runs) else 0
+
+
+def _update_key_figures(papers: list[str], results_dir: str | None) -> None:
+    """Redraw the key figures of ``papers`` from the stored results (``reproduce --update-figures``)."""
+    from odtlib.experiments.key_figures import write_key_figures
+
+    for path in write_key_figures(papers, results_dir=results_dir):
+        print(f"figure: {path}")
 
 
 def notebook_label(notebook: str) -> str:

@@ -193,3 +193,20 @@ def test_a_notebook_report_writes_its_figures_into_the_output_not_into_figures(t
     png = report.figure("table2_accuracy", fig)
     assert png.is_relative_to(tmp_path / "out")
     assert sorted((p, p.stat().st_mtime_ns) for p in FIGURES.rglob("*")) == before
+
+
+@pytest.mark.parametrize("update", [False, True])
+def test_reproduce_redraws_the_papers_key_figures_only_when_asked(tmp_path, monkeypatch, update):
+    from odtlib.experiments import batch
+    from odtlib.experiments.batch import NotebookRun
+
+    def fake_reproduce(papers, **kwargs):       # the notebooks themselves are tested elsewhere
+        return [NotebookRun(paper, tmp_path / f"{paper}.ipynb", tmp_path / f"{paper}.out.ipynb", "ok", 0.1)
+                for paper in papers]
+
+    drawn = []
+    monkeypatch.setattr(batch, "reproduce", fake_reproduce)
+    monkeypatch.setattr(kf, "write_key_figures", lambda papers, results_dir=None: drawn.append(list(papers)) or [])
+    argv = ["reproduce", "--papers", "002", "tutorial_mip_trees", "--profile", "full", "--output", str(tmp_path)]
+    assert main(argv + (["--update-figures"] if update else [])) == 0
+    assert drawn == ([["002"]] if update else [])        # the teaching notebook has no key figures
