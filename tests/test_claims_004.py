@@ -160,6 +160,17 @@ def test_selection_gain_leaves_out_a_dataset_without_a_tree_and_says_so(tmp_path
     assert p004.selection_gain(results, table=8).value is None           # Table 8 has no stored run
 
 
+def test_a_selection_gain_below_the_papers_settles_nothing(tmp_path):
+    results = _store(tmp_path, "selection", _table7_records())
+    assert p004.selection_gain(results, table=7).bound == "lower"        # 60 s against the paper's 4 h
+    row = claims.ledger(["004"], results_dir=tmp_path).set_index("id").loc["004-9"]
+    # ours 2.0 points against the paper's 3.22, tolerance 2: holds, so a lower bound confirms it
+    assert row["verdict"] == "confirmed"
+    claim = {"id": "x", "paper_value": 3.22, "tolerance": 0.5, "direction": "at_least"}
+    verdict, why = claims.judge(claim, p004.selection_gain(results, table=7))   # 2.0 < 3.22 - 0.5
+    assert verdict == "not tested" and "not settled" in why
+
+
 def test_no_gain_count_is_an_upper_bound(tmp_path):
     results = _store(tmp_path, "selection", _table7_records())
     measured = p004.no_gain_count(results, table=7, method="OCT-H", other="CART")

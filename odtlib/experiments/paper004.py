@@ -746,7 +746,11 @@ def _selection_cells(results: StoredResults, table: int, methods) -> tuple[pd.Da
 @metric("004")
 def selection_gain(results: StoredResults, table: int = 7, first: str = S1O_DS, other: str = CART) -> Measured:
     """Tables 7-8: the mean over the table's datasets of ``first``'s test accuracy minus ``other``'s (points). A
-    dataset where either method found no tree is left out of the mean and named in the note."""
+    dataset where either method found no tree is left out of the mean and named in the note.
+
+    The full profile gives the MIP 60 s where the paper gave it 4 h, and the MIP starts from CART's tree: what it
+    had not improved on by then it returns as CART's tree. The gain is therefore taken as a lower bound of the
+    gain under the paper's limit (``bound="lower"``): it can confirm the claim, but a shortfall settles nothing."""
     cells, coverage, why = _selection_cells(results, table, (first, other))
     if cells is None:
         return Measured(None, reason=why)
@@ -758,7 +762,7 @@ def selection_gain(results: StoredResults, table: int = 7, first: str = S1O_DS, 
     note = f"{first} ahead on {int((gains > 0).sum())} of {len(cells)} datasets, tied on {int((gains == 0).sum())}"
     if no_tree:
         note += f"; {NO_TREE} on {', '.join(no_tree)} (left out)"
-    return Measured(round(float(gains.mean()), 2), n=len(both), note=f"{note}; {coverage}")
+    return Measured(round(float(gains.mean()), 2), n=len(both), bound="lower", note=f"{note}; {coverage}")
 
 
 @metric("004")
