@@ -34,7 +34,8 @@ MATH_CLASSES = "tex2jax_process|mathjax_process|math|output_area"
 if (Path(__file__).parent / "_static" / "mathjax" / "MathJax.js").exists():
     mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML"
     mathjax2_config = {"tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]],
-                                   "processClass": MATH_CLASSES, "ignoreClass": "tex2jax_ignore|mathjax_ignore"}}
+                                   "processClass": MATH_CLASSES, "ignoreClass": "tex2jax_ignore|mathjax_ignore"},
+                       "messageStyle": "none"}    # no "Processing math: 100%" box left on the page
 
 
 def _skip_metadata_requests(app, what, name, obj, skip, options):
