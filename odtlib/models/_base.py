@@ -111,8 +111,6 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
         weights = {} if sample_weight is None else {
             "sample_weight": _check_sample_weight(sample_weight, X_arr, ensure_non_negative=True)}
         tree, result = self._fit(X_arr, y_encoded.astype(np.int64), **weights)
-        if hasattr(result, "restate_trace"):   # a SolveResult: its trace ends at the objective and bound reported
-            result.restate_trace()
         if tree.feature_names is None and hasattr(self, "feature_names_in_"):
             tree = tree.with_feature_names(list(self.feature_names_in_))
         self.tree_ = tree.with_leaf_counts(X_arr, classes[y_encoded])

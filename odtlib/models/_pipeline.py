@@ -429,6 +429,7 @@ def round_bound(result: SolveResult, step: float | None, maximize: bool) -> Solv
     result.extra["bound_before_rounding"] = result.bound
     result.bound = rounded
     result.gap = relative_gap(result.objective, rounded)
+    result.restate_trace()
     return result
 
 

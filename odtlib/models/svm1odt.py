@@ -760,6 +760,7 @@ def _without_trivial_bound(result):
     if result.status != "optimal" and result.bound is not None and result.bound <= 1e-9:
         result.extra["solver_bound"] = result.bound
         result.bound, result.gap = None, None
+        result.restate_trace()
     return result
 
 
@@ -769,4 +770,5 @@ def _with_tree_objective(result, tree_objective: float | None):
         result.extra["model_objective"] = result.objective
         result.objective = tree_objective
         result.gap = relative_gap(tree_objective, result.bound)
+        result.restate_trace()
     return result
