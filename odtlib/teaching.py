@@ -9,6 +9,10 @@
   better than the incumbent, or when its LP solution is integral. It records every node (`BnBNode`) so that
   `odtlib.plotting.plot_branch_and_bound` can draw the tree. It is meant for toys of a few dozen nodes: every
   node is one LP solve through `odtlib.solvers.solve`, and ``node_limit`` stops it.
+* `model_summary` — a Pyomo model as a table of its variable and constraint families, with the equation numbers
+  each family's ``doc`` cites and its number of rows: how a paper notebook prints its formulation on a toy.
+* `todo` — what an exercise notebook's unfinished cell calls: it stops the notebook with `ExerciseNotDone`, which
+  names the exercise, instead of letting it run on without the student's answer.
 """
 from __future__ import annotations
 
@@ -20,7 +24,8 @@ import pyomo.environ as pyo
 
 from odtlib.solvers import solve
 
-__all__ = ["BnBNode", "BnBResult", "branch_and_bound", "lp_relaxation_bound", "root_bounds"]
+__all__ = ["BnBNode", "BnBResult", "ExerciseNotDone", "branch_and_bound", "lp_relaxation_bound", "model_summary",
+           "root_bounds", "todo"]
 
 #: node statuses, in the words of a textbook
 BRANCHED, INTEGRAL, INFEASIBLE, PRUNED, UNEXPLORED = (
@@ -172,3 +177,27 @@ def _children(node_id: int, binaries: list, branch: int, fixed: dict, depth: int
     first, second = rounded, 1 - rounded
     return [(node_id, f"{name} = {value}", {**fixed, branch: value}, depth + 1) for value in (second, first)]
 
+
+
+def model_summary(model: pyo.ConcreteModel) -> pd.DataFrame:
+    """One row per variable or constraint family of ``model`` (its Pyomo components, blocks included): the
+    family's name, its kind, the ``doc`` it was declared with (in odtlib's formulations: the paper's equation
+    numbers and the symbol), and its number of entries (variables or rows). Families with no entry are left out."""
+    rows = []
+    for kind, component_type in (("variable", pyo.Var), ("constraint", pyo.Constraint)):
+        for component in model.component_objects(component_type, active=True, descend_into=True):
+            size = sum(1 for _ in component.values())
+            if size:
+                rows.append({"family": component.name, "kind": kind, "paper": component.doc or "",
+                             "entries": size})
+    return pd.DataFrame(rows, columns=["family", "kind", "paper", "entries"])
+
+
+class ExerciseNotDone(NotImplementedError):
+    """Raised by `todo`: an exercise cell still waits for the student's code."""
+
+
+def todo(exercise: str) -> None:
+    """Stop here: the exercise named by ``exercise`` (e.g. ``"exercise 2: switch the cuts off"``) is not done.
+    Replace the call with your code; the solutions notebook shows one answer."""
+    raise ExerciseNotDone(f"TODO {exercise}: replace this call with your code (see the solutions notebook)")

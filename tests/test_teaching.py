@@ -140,3 +140,25 @@ def test_pictures_draw_one_label_per_node_and_one_bar_per_formulation():
     assert heights == [6.5, 7.5, 8.0, 8.0]
     assert [tick.get_text() for tick in ax.get_xticklabels()] == ["depth = 1", "depth = 2"]
     plt.close(ax.figure)
+
+
+def test_model_summary_lists_flowoct_families_with_equation_numbers_and_row_counts():
+    from odtlib.teaching import model_summary
+    # FlowOCT at depth 1 on the 8 toy rows: internal nodes N = {1}, leaves L = {2, 3}, all nodes V = {1, 2, 3}.
+    # (1.4) one row per point and internal node: 8 * 1 = 8; (1.5) per point and leaf: 8 * 2 = 16;
+    # (1.7) and (1.8) per point and internal node: 8 each; (1.9) per point and node: 8 * 3 = 24.
+    summary = model_summary(flowoct.build_model(X_TOY, Y_TOY, depth=1)).set_index("family")
+    expected = {"flow_internal": (8, "(1.4)"), "flow_leaf": (16, "(1.5)"), "left_capacity": (8, "(1.7)"),
+                "right_capacity": (8, "(1.8)"), "sink_capacity": (24, "(1.9)")}
+    for family, (rows, equation) in expected.items():
+        assert summary.loc[family, "kind"] == "constraint"
+        assert summary.loc[family, "entries"] == rows
+        assert equation in summary.loc[family, "paper"]
+    assert summary.loc["z", "kind"] == "variable" and summary.loc["z", "entries"] == 8 * 3
+
+
+def test_todo_stops_with_the_exercise_named():
+    from odtlib.teaching import ExerciseNotDone, todo
+    with pytest.raises(ExerciseNotDone, match="TODO exercise 2: switch the cuts off"):
+        todo("exercise 2: switch the cuts off")
+    assert issubclass(ExerciseNotDone, NotImplementedError)
