@@ -19,30 +19,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from odtlib._json import json_default, json_safe
+
 RECORD_SUFFIX = ".json"
-
-
-def _to_json_safe(value: Any) -> Any:
-    """Turn numpy scalars/arrays, paths and sets into plain JSON types (used as ``json`` default)."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, (Path, os.PathLike)):
-        return os.fspath(value)
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    raise TypeError(f"value of type {type(value).__name__} is not JSON serializable: {value!r}")
 
 
 def canonical_json(config: Mapping[str, Any]) -> str:
@@ -50,7 +37,7 @@ def canonical_json(config: Mapping[str, Any]) -> str:
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping, got {type(config).__name__}")
     return json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=False, default=_to_json_safe)
+                      allow_nan=False, default=json_default)
 
 
 def config_key(config: Mapping[str, Any]) -> str:
@@ -60,19 +47,6 @@ def config_key(config: Mapping[str, Any]) -> str:
     are different keys (as their JSON differs), so declare grid values with consistent types.
     """
     return hashlib.sha256(canonical_json(config).encode("ascii")).hexdigest()
-
-
-def _jsonable(obj: Any) -> Any:
-    """Deep copy of ``obj`` with non-finite floats as None (so the stored JSON is standard)."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.generic, np.ndarray, Path, set, frozenset)):
-        return _jsonable(_to_json_safe(obj))
-    return obj
 
 
 class ResultStore:
@@ -118,7 +92,7 @@ class ResultStore:
         key = record.get("key")
         if not key:
             raise ValueError("record has no 'key' (build records with odtlib.experiments.run_one)")
-        text = json.dumps(_jsonable(record), sort_keys=True, allow_nan=False)
+        text = json.dumps(json_safe(record), sort_keys=True, allow_nan=False)
         tmp = self.path / f".{key[:16]}-{uuid.uuid4().hex}.part"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from odtlib.experiments.store import ResultStore, _jsonable
+from odtlib._json import json_safe
+from odtlib.experiments.store import ResultStore
 
 #: profiles whose results are committed (the others are recomputed by every run)
 STORED_PROFILES = ("full",)
@@ -74,7 +75,7 @@ def record_row(record: Mapping) -> dict:
         "date": (record.get("timing") or {}).get("started"),
     })
     for part in JSON_PARTS:
-        row[f"{part}_json"] = json.dumps(_jsonable(record.get(part)), sort_keys=True, allow_nan=False)
+        row[f"{part}_json"] = json.dumps(json_safe(record.get(part)), sort_keys=True, allow_nan=False)
     return row
 
 

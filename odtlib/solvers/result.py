@@ -5,6 +5,7 @@ import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from odtlib._json import json_safe
 from odtlib.solvers.trace import TracePoint, end_trace
 
 STATUSES = ("optimal", "time_limit", "infeasible", "unbounded", "error")
@@ -110,7 +111,7 @@ class SolveResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict (infinities and NaN become None)."""
-        return {k: _json_safe(v) for k, v in asdict(self).items()}
+        return json_safe(asdict(self))
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:
@@ -121,15 +122,3 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
     if diff <= 1e-9 * max(1.0, abs(objective)):
         return 0.0
     return diff / max(abs(objective), 1e-10)
-
-
-def _json_safe(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if hasattr(value, "item"):  # numpy scalar
-        return _json_safe(value.item())
-    return value
