@@ -31,6 +31,7 @@ from odtlib.models import (
     RegularizedBendOCT,
     RegularizedFlowOCT,
     SVM1ODT,
+    UnivariateOCT,
 )
 
 # no time limit: the checks' data are tiny (a time-limited HiGHS run forks a child, ~50 ms per fit); the
@@ -43,6 +44,7 @@ BINARY = [FlowOCT(**FAST), BendersOCT(**FAST), OCT(**FAST), BinOCT(**FAST),
 # SVM1-ODT's LP bound is 0, so no relative gap closes: an absolute gap above any objective stops it at the
 # CART warm start instead
 MULTIVARIATE = [SOCT(depth=1, mip_gap=1.0, time_limit=30), OCTH(depth=1, mip_gap=1.0, time_limit=30),
+                UnivariateOCT(depth=1, mip_gap=1.0, time_limit=30),
                 SVM1ODT(depth=1, mip_gap=1.0, time_limit=30, solver_options={"mip_abs_gap": 1e9})]
 ESTIMATORS = ([make_pipeline(Binarizer(), est) for est in BINARY]
               + [make_pipeline(MinMaxScaler(), est) for est in MULTIVARIATE] + [CategoricalODT()])
