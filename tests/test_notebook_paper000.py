@@ -287,6 +287,38 @@ def test_table14_compares_each_rate_and_explains_large_differences():
     assert smoke["verdict"].str.startswith("not comparable: ours").all() and (table["dataset"] == "bc").all()
 
 
+# ------------------------------------------------------------------------------------------- the toy
+def test_toy_instance_is_ten_one_hot_days_in_three_groups():
+    A, positive, groups, columns = p000.toy_instance()
+    # outlook has 3 values, humidity and wind 2 each: 7 columns, one 1 per group and row; days 2, 3, 5, 6, 9 play
+    assert A.shape == (10, 7) and (A.sum(axis=1) == 3).all()
+    assert [g.name for g in groups] == ["outlook", "humidity", "wind"]
+    assert columns[0] == "outlook=overcast" and list(np.flatnonzero(positive) + 1) == [2, 3, 5, 6, 9]
+
+
+def test_toy_bounds_and_optimum_are_the_ones_derived_by_hand():
+    from odtlib.models.categorical_odt import build_model
+    from odtlib.teaching import root_bounds
+
+    A, positive, groups, _ = p000.toy_instance()
+    bounds = {}
+    for topology in ("depth2", "depth2.5"):
+        models = {name: build_model(A, positive, groups, topology, **switches)
+                  for name, switches in p000.TOY_VARIANTS.items()}
+        frame = root_bounds(models).set_index("formulation")
+        # by hand: days 9 and 10 are one day with two labels, the rule "overcast or normal humidity" gets the
+        # other nine right, so every model's optimum is 9
+        assert np.allclose(frame["mip_objective"], 9) and (frame["mip_status"] == "optimal").all()
+        bounds[topology] = frame["lp_bound"].round(6).tolist()
+    # by hand, in the order plain (5)-(6), strengthened (11)-(12), (11)-(12) + anchors (13):
+    # depth 2: with (14) each side of the root holds one leaf per class, so (11)-(12) are (5)-(6): L = 1/2
+    #   everywhere gives every day 1/2 + 1/2 = 1, bound 10; the anchored root sends the twins 9-10 (all three
+    #   anchor values: overcast, high, strong) left together, where they share one correct leaf: 9.
+    # depth 2.5: plain lets each day count 1/2 in each of its 3 own-class leaves: 15; (11) + (12) at the root cap a
+    #   day at 1: 10; the root is not anchored (its subtrees differ), so anchors leave 10.
+    assert bounds == {"depth2": [10, 10, 9], "depth2.5": [15, 10, 10]}
+
+
 # ------------------------------------------------------------------------------------- the notebook
 def test_notebook_is_commit_clean():
     assert_commit_clean(NOTEBOOK)
@@ -295,9 +327,15 @@ def test_notebook_is_commit_clean():
 @pytest.mark.timeout(180)
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     report_dir, names = run_smoke("000", tmp_path, monkeypatch)
-    for name in ("table1", "table2_3", "table2_methods", "table2_3_verdict", "table6", "table8_11",
-                 "table8_11_decomposed", "table8_11_verdict", "run_info"):
+    for name in ("toy_root_bounds", "toy_branch_and_bound", "search_progress", "table1", "table2_3",
+                 "table2_methods", "table2_3_verdict", "table6", "table8_11", "table8_11_decomposed",
+                 "table8_11_verdict", "run_info"):
         assert name in names
+    assert names.index("search_progress") < names.index("table1")           # the toy section opens the notebook
+    toy = pd.read_csv(report_dir / "toy_root_bounds.csv")
+    assert np.allclose(toy["mip_objective"], 9)                              # the optimum derived by hand
+    plain = toy[(toy["topology"] == "depth2.5") & (toy["formulation"] == "plain (5)-(6)")]
+    assert plain["lp_bound"].tolist() == pytest.approx([15.0])              # 10 days x 3 leaves x 1/2
     table1 = pd.read_csv(report_dir / "table1.csv")
     assert table1.loc[table1["dataset"] == "heloc", "verdict"].str.startswith("not comparable").all()
     table8 = pd.read_csv(report_dir / "table8_11.csv")

@@ -21,7 +21,8 @@ Every fit of the paper is one *run*: a dataset, a random split, a training size 
 Runs are plain dicts, so identical runs needed by several tables (e.g. Table 6's comb-con row is Table 9's
 depth-2 row) are stored once. `PROFILES` sizes the grids: ``smoke`` (CI), ``quick`` (minutes on 2
 cores), ``full`` (the runs behind the claims ledger, about 4 CPU-hours, stored in results/full/paper000/) and
-``paper`` (the full protocol, for a Dask cluster). The section "claims" holds the compute functions of
+``paper`` (the full protocol, for a Dask cluster). The section "the toy" holds the ten days that open the notebook
+and its exercises (formulation (8) by hand); the section "claims" the compute functions of
 ``odtlib/reference/claims_000.toml``.
 """
 from __future__ import annotations
@@ -47,7 +48,7 @@ __all__ = [
     "train_size_table", "topology_selection", "tradeoff_table", "paper_accuracy_long", "AVAILABLE", "NO_TREE",
     "ordered_configs", "large_difference_reason", "explain_differences", "full_run_coverage", "CLAIMS_EXPERIMENT",
     "not_compared_reason", "compare_table6", "compare_table7", "table7_times", "compare_table12", "compare_table13",
-    "compare_table14",
+    "compare_table14", "TOY_DAYS", "TOY_VARIANTS", "toy_days", "toy_instance",
 ]
 
 DATASETS = ("a1a", "bc", "heloc", "krkp", "mush", "ttt", "monks-1", "votes", "heart", "student")
@@ -740,6 +741,46 @@ def compare_table14(tradeoff: pd.DataFrame, profile: Profile) -> pd.DataFrame:
     table = pd.concat(tables)
     return explain_differences(table[table["n_ours"] > 0].assign(dataset="bc"), profile.tolerance, profile,
                                method="ODT")
+
+
+# ------------------------------------------------------------------------------------------------ the toy
+# Ten days for the notebook's opening section and the exercises: whether to play outside, from three categorical
+# features. The rule behind rows 1-9 is "play when the outlook is overcast or the humidity is normal"; rows 9 and
+# 10 are the same day with opposite labels, so every tree misclassifies one of them.
+TOY_DAYS = (
+    ("sunny", "high", "weak", 0), ("sunny", "normal", "strong", 1), ("overcast", "high", "weak", 1),
+    ("rain", "high", "strong", 0), ("rain", "normal", "weak", 1), ("overcast", "normal", "strong", 1),
+    ("sunny", "high", "strong", 0), ("rain", "high", "weak", 0), ("overcast", "high", "strong", 1),
+    ("overcast", "high", "strong", 0),
+)
+
+#: the routing of Section 4.3 switched on step by step (pruned c (14) and Proposition 3's relaxation stay on, so
+#: the three models branch on the same binaries: the z of the nodes that are not adjacent to a leaf)
+TOY_VARIANTS = {
+    "plain (5)-(6)": {"strengthen": False, "anchor": False},
+    "strengthened (11)-(12)": {"strengthen": True, "anchor": False},
+    "(11)-(12) + anchors (13)": {"strengthen": True, "anchor": True},
+}
+
+
+def toy_days() -> pd.DataFrame:
+    """The ten days of `TOY_DAYS` as a frame (features outlook, humidity, wind; label play)."""
+    return pd.DataFrame(list(TOY_DAYS), columns=["outlook", "humidity", "wind", "play"])
+
+
+def toy_instance(days: pd.DataFrame | None = None):
+    """What `odtlib.models.categorical_odt.build_model` takes, for ``days`` (default `toy_days`): the one-hot
+    0/1 matrix A, the positive rows (play = 1), the groups (one per feature, columns ordered by value, so the first
+    value is the anchor j(g) of (13)) and the names of A's columns."""
+    from odtlib.encoders import CategoricalEncoding
+    from odtlib.models.categorical_odt import resolve_groups
+
+    days = toy_days() if days is None else days
+    features = days.drop(columns="play")
+    encoding = CategoricalEncoding().fit(features)
+    encoded = encoding.transform(features)
+    columns = [str(c) for c in encoded.columns]
+    return encoded.to_numpy(), days["play"].to_numpy() == 1, resolve_groups(encoding.groups_, columns), columns
 
 
 # --------------------------------------------------------------------------------------------- claims
