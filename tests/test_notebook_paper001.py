@@ -167,6 +167,59 @@ def test_table2_exact_keeps_the_papers_columns_and_flags_unproved_cells():
 
 
 # ------------------------------------------------------------------------------------- the notebook
+def check_toy_section(report_dir, names):
+    """The opening on the tutorial's ten points (section 4 of the notebook), depth 2.
+
+    By hand: points 5 and 8 share the features (1, 1, 1) with different labels, so at most 9 points are correct,
+    and the root test on x0 classifies all the others: optimum 9 at λ = 0. At λ = 0.25: no test keeps the 6
+    points of class 0 (0.75 * 6 = 4.5), the x0 test gives 0.75 * 9 - 0.25 = 6.5, a second test fixes nothing.
+    """
+    for name in ("toy_root_bounds", "toy_branch_and_bound", "toy_benders_rounds", "benders_search_progress"):
+        assert name in names
+    bounds = pd.read_csv(report_dir / "toy_root_bounds.csv")
+    optimum = {0.0: 9.0, 0.25: 6.5}
+    assert sorted(bounds["λ"].unique()) == [0.0, 0.25] and (bounds["mip_status"] == "optimal").all()
+    np.testing.assert_allclose(bounds["mip_objective"], bounds["λ"].map(optimum))
+    lp = bounds.pivot(index="λ", columns="formulation", values="lp_bound")
+    assert (lp["OCT (big-M)"] >= lp["FlowOCT"] - 1e-6).all()           # Section 2.2: FlowOCT is never weaker
+    assert (lp["FlowOCT"] >= pd.Series(optimum) - 1e-6).all()          # a relaxation bounds the optimum
+    rounds = pd.read_csv(report_dir / "toy_benders_rounds.csv")
+    # the master without cuts counts every point (g = 1 for any tree): 10; cuts only lower the bound, and the
+    # loop stops at a tree that achieves the bound, the optimum 9
+    assert rounds["master_bound"].iloc[0] == 10 and rounds["master_bound"].is_monotonic_decreasing
+    assert rounds["master_bound"].iloc[-1] == 9 and rounds["cuts_added"].iloc[-1] == 0
+    assert (rounds["cuts_added"].iloc[:-1] > 0).all()
+
+
+def test_benders_cut_of_one_point_at_a_hand_chosen_tree():
+    from odtlib.models import bendersoct
+    from odtlib.solvers import solve
+    # depth 1, root tests x1 (b[1,1] = 1), leaf 2 predicts 0, leaf 3 predicts 1. Point 2 = (1, 0, 1) of class 1
+    # has x1 = 0 and goes left to leaf 2, which predicts 0: misclassified. Its path is {1, 2}; the arc leaving
+    # it at the root is the right arc, capacity Σ_{f: x_f = 1} b[1,f] = b[1,0] + b[1,2]; the sink arcs of the
+    # path for class 1 are w[1,1] and w[2,1]. So (8.2) reads g[2] <= b[1,0] + b[1,2] + w[1,1] + w[2,1].
+    b, w = np.zeros((4, 3)), np.zeros((4, 2))
+    b[1, 1], w[2, 0], w[3, 1] = 1, 1, 1
+    cut = p001.benders_cut(p001.TOY_X, p001.TOY_Y, b, w, depth=1, point=2)
+    assert cut.path == (1, 2) and cut.label == 1
+    assert str(cut) == "g[2] <= b[1,0] + b[1,2] + w[1,1] + w[2,1]"
+    # point 4 = (0, 0, 0) of class 0 reaches leaf 2, which predicts 0: no cut is violated for it; the master
+    # with that tree fixed and g free counts every point, and exactly the class-1 points sent left and the
+    # class-0 points sent right are cut: x1 = 0 and y = 1 -> points 2, 7; x1 = 1 and y = 0 -> points 1, 6, 8
+    master = bendersoct.build_model(p001.TOY_X, p001.TOY_Y, depth=1)
+    for (n, f), var in master.b.items():
+        var.fix(b[n, f])
+    for (n, k), var in master.w.items():
+        var.fix(w[n, k])
+    assert solve(master, solver="highs").objective == 10
+    cuts = p001.violated_benders_cuts(master, p001.TOY_X, p001.TOY_Y)
+    assert [c.point for c in cuts] == [1, 2, 6, 7, 8]
+    assert all(c.capacity(master) == 0 for c in cuts)
+    for c in cuts:
+        c.add_to(master)
+    assert solve(master, solver="highs").objective == 10 - len(cuts)
+
+
 def test_notebook_is_commit_clean():
     assert_commit_clean(NOTEBOOK)
 
@@ -177,6 +230,7 @@ def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     for name in ("table1", "table2", "table2_verdict", "table2_exact", "table2_exact_verdict", "fig3a", "fig3b",
                  "fig3c", "fig3_summary"):
         assert name in names
+    check_toy_section(report_dir, names)
     exact = pd.read_csv(report_dir / "table2_exact.csv")
     ran = exact[exact["exact optimum"].notna()]
     assert list(zip(ran["dataset"], ran["depth"])) == [("monk3", 2)] and ran["exact_proved"].all()

@@ -43,6 +43,8 @@ __all__ = [
     "root_lp_bounds", "in_sample_summary", "results_of", "EXACT", "exact_tuning_grid", "table2_exact",
     "no_tree", "large_difference_reason", "full_coverage", "speedup_to_match", "solved_share_gain",
     "max_proved_gap", "full_gap_share", "exact_cell_accuracy", "exact_minus_paper", "max_relative_gain",
+    "TOY_X", "TOY_Y", "BendersCut", "tree_arrays", "master_tree", "benders_cut", "violated_benders_cuts",
+    "benders_by_hand",
 ]
 
 DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
@@ -487,6 +489,126 @@ def in_sample_summary(instances: pd.DataFrame) -> pd.DataFrame:
         table.insert(6, "baseline", baseline if table["baseline_solved"].iloc[0] else "")
         tables.append(table.rename(columns={"speedup": "speedup_vs_baseline"}))
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+
+
+# ------------------------------------------------------------------------------------------------- toy
+# The notebook's opening (Section 3 of the paper on ten points): the Benders master (8) without its cuts, the
+# cut (8.2) of Proposition 1 for one point at one integer tree, and the restart loop that adds them by hand.
+# The cuts come from the library's separation (odtlib.models.benders), only named here for printing.
+TOY_X = np.array([[0, 0, 1], [0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 0, 0],
+                  [1, 1, 1], [0, 1, 0], [1, 0, 0], [1, 1, 1], [0, 0, 1]])   # the tutorial's ten points
+TOY_Y = np.array([0, 0, 1, 1, 0, 1, 0, 1, 0, 0])
+
+
+@dataclass(frozen=True)
+class BendersCut:
+    """The cut (8.2) of point ``point`` (class ``label``) at one integer tree (Proposition 1): the source side is
+    the point's path ``path`` (root to the first predicting node), and the cut bounds g^i by the capacities of the
+    arcs that leave the path: b_nf for the off-path child arcs (``b_terms``, pairs (n, f)) and w_{n,y^i} for the
+    sink arcs of the path's nodes (``w_terms``, pairs (n, k))."""
+
+    point: int
+    label: int
+    path: tuple[int, ...]
+    b_terms: tuple[tuple[int, int], ...]
+    w_terms: tuple[tuple[int, int], ...]
+
+    def __str__(self) -> str:
+        terms = [f"b[{n},{f}]" for n, f in self.b_terms] + [f"w[{n},{k}]" for n, k in self.w_terms]
+        return f"g[{self.point}] <= " + (" + ".join(terms) or "0")
+
+    def capacity(self, model) -> float:
+        """The right-hand side at the model's current values of b and w (0 at the tree that produced the cut)."""
+        import pyomo.environ as pyo
+
+        variables = [model.b[n, f] for n, f in self.b_terms] + [model.w[n, k] for n, k in self.w_terms]
+        return float(sum(pyo.value(var) for var in variables))
+
+    def add_to(self, model) -> None:
+        """Append the cut to ``model.benders_cuts`` (a ConstraintList, created on first use)."""
+        import pyomo.environ as pyo
+
+        if not hasattr(model, "benders_cuts"):
+            model.benders_cuts = pyo.ConstraintList(doc="(8.2) Benders cuts, added by hand")
+        rhs = sum(model.b[n, f] for n, f in self.b_terms) + sum(model.w[n, k] for n, k in self.w_terms)
+        model.benders_cuts.add(model.g[self.point] <= rhs)
+
+
+def tree_arrays(model) -> tuple[np.ndarray, np.ndarray]:
+    """The solved (b, w) of a flow-type model, rounded, on the full node grid 0 .. 2^(d+1)-1 that
+    :mod:`odtlib.models.benders` uses (row 0 and the leaf rows of b stay 0)."""
+    import pyomo.environ as pyo
+
+    size = 2 ** (model.tree.depth + 1)
+    b, w = np.zeros((size, len(model.F))), np.zeros((size, len(model.K)))
+    for (n, f), var in model.b.items():
+        b[n, f] = round(pyo.value(var))
+    for (n, k), var in model.w.items():
+        w[n, k] = round(pyo.value(var))
+    return b, w
+
+
+def master_tree(model):
+    """The tree of a solved flow-type model (FlowOCT or the Benders master), as an :class:`~odtlib.tree.Tree`
+    on the features x0, x1, ... (classes as indices)."""
+    from odtlib.models._flow_tree import decode_branching
+    from odtlib.tree import Tree
+
+    branch_feature, node_label = decode_branching(model, model.tree)
+    return Tree.from_flow_solution(model.tree.depth, branch_feature, node_label,
+                                   feature_names=[f"x{f}" for f in model.F])
+
+
+def benders_cut(X: np.ndarray, y: np.ndarray, b: np.ndarray, w: np.ndarray, depth: int, point: int) -> BendersCut:
+    """The cut (8.2) of one point at the integer tree (b, w), from the library's separation: the source set of
+    Proposition 1 (:func:`~odtlib.models.benders.path_source_sets`) and its cut arcs
+    (:func:`~odtlib.models.benders.cut_coefficients`)."""
+    from odtlib.models.benders import cut_coefficients, path_source_sets
+
+    X = np.asarray(X, dtype=np.float64)[[point]]
+    label = np.asarray(y)[[point]]
+    _, in_source = path_source_sets(X, b, w, label, depth)
+    coefficients = cut_coefficients(X, in_source, depth)[0]
+    path = tuple(int(n) for n in np.flatnonzero(in_source[0]))
+    return BendersCut(point, int(label[0]), path,
+                      tuple((int(n), int(f)) for n, f in zip(*np.nonzero(coefficients))),
+                      tuple((n, int(label[0])) for n in path))
+
+
+def violated_benders_cuts(model, X: np.ndarray, y: np.ndarray) -> list[BendersCut]:
+    """The cuts of the points whose g^i in the solved master exceeds their max flow at its (b, w): the points
+    that the master's tree misclassifies although it counts them (what the lazy callback adds)."""
+    import pyomo.environ as pyo
+
+    from odtlib.models.benders import path_source_sets
+
+    b, w = tree_arrays(model)
+    depth = model.tree.depth
+    flow, _ = path_source_sets(np.asarray(X, dtype=np.float64), b, w, np.asarray(y), depth)
+    g = np.array([pyo.value(model.g[i]) for i in model.I])
+    return [benders_cut(X, y, b, w, depth, int(i)) for i in np.flatnonzero(g > flow + 1e-6)]
+
+
+def benders_by_hand(model, X: np.ndarray, y: np.ndarray, solver: str = "highs", max_rounds: int = 50
+                    ) -> pd.DataFrame:
+    """Section 3's row generation as a restart loop: solve the master, add the violated cuts (8.2), solve again,
+    until no cut is violated (the master's tree is then optimal). One row per round: the master's optimum (an
+    upper bound of (1.1)), the cuts added after it, and the points they are for."""
+    from odtlib.solvers import solve
+
+    rounds = []
+    for _ in range(max_rounds):
+        result = solve(model, solver=solver)
+        if result.status != "optimal":
+            raise RuntimeError(f"the master did not solve to optimality: {result.status}")
+        cuts = violated_benders_cuts(model, X, y)
+        rounds.append({"round": len(rounds) + 1, "master_bound": float(result.objective), "cuts_added": len(cuts),
+                       "points": [cut.point for cut in cuts]})
+        if not cuts:
+            break
+        for cut in cuts:
+            cut.add_to(model)
+    return pd.DataFrame(rounds)
 
 
 # ----------------------------------------------------------------------------------------------- claims

@@ -66,8 +66,8 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float =
 
 def add_flow_variables(model: pyo.ConcreteModel) -> None:
     """Flows z (arcs into nodes) and zt (arcs to the sink), continuous in [0, 1] ((1.6), relaxed (1.12)-(1.13))."""
-    model.z = pyo.Var(model.I, model.V, bounds=(0, 1), doc="flow on arc (a(n), n); (1.6) for n = 1")
-    model.zt = pyo.Var(model.I, model.V, bounds=(0, 1), doc="flow on arc (n, t)")
+    model.z = pyo.Var(model.I, model.V, bounds=(0, 1), doc="(1.12) flow on arc (a(n), n); (1.6) for n = 1")
+    model.zt = pyo.Var(model.I, model.V, bounds=(0, 1), doc="(1.13) flow on arc (n, t)")
 
 
 def add_flow_conservation_internal(model: pyo.ConcreteModel) -> None:

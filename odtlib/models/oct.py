@@ -68,18 +68,18 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float =
 def add_branch_indicator(model: pyo.ConcreteModel) -> None:
     """(OCT-1): Σ_f b[n, f] = d[n] — at most one feature per node (B&D's Σ_j a_jt = d_t)."""
     model.branch_indicator = pyo.Constraint(
-        model.N, rule=lambda m, n: sum(m.b[n, f] for f in m.F) == m.d[n])
+        model.N, rule=lambda m, n: sum(m.b[n, f] for f in m.F) == m.d[n], doc="(OCT-1)")
 
 
 def add_branch_hierarchy(model: pyo.ConcreteModel) -> None:
     """(OCT-2): d[n] <= d[a(n)] — no split below a node that does not split."""
     model.branch_hierarchy = pyo.Constraint(
-        model.N, rule=lambda m, n: m.d[n] <= m.d[n // 2] if n > 1 else pyo.Constraint.Skip)
+        model.N, rule=lambda m, n: m.d[n] <= m.d[n // 2] if n > 1 else pyo.Constraint.Skip, doc="(OCT-2)")
 
 
 def add_one_leaf_per_point(model: pyo.ConcreteModel) -> None:
     """(OCT-3): every point is assigned to exactly one leaf."""
-    model.one_leaf = pyo.Constraint(model.I, rule=lambda m, i: sum(m.zeta[i, l] for l in m.L) == 1)
+    model.one_leaf = pyo.Constraint(model.I, rule=lambda m, i: sum(m.zeta[i, l] for l in m.L) == 1, doc="(OCT-3)")
 
 
 def add_routing(model: pyo.ConcreteModel, X: np.ndarray, tree: TreeIndex) -> None:
@@ -93,15 +93,17 @@ def add_routing(model: pyo.ConcreteModel, X: np.ndarray, tree: TreeIndex) -> Non
     right_pairs = [(m, n) for m in tree.leaves for n, goes_left in tree.ancestors(m) if not goes_left]
     model.route_left = pyo.Constraint(
         model.I, left_pairs,
-        rule=lambda m, i, leaf, n: m.zeta[i, leaf] <= linear_sum([b_of_node[n][f] for f in zeros[i]]))
+        rule=lambda m, i, leaf, n: m.zeta[i, leaf] <= linear_sum([b_of_node[n][f] for f in zeros[i]]),
+        doc="(OCT-4)")
     model.route_right = pyo.Constraint(
         model.I, right_pairs,
-        rule=lambda m, i, leaf, n: m.zeta[i, leaf] <= 1 - linear_sum([b_of_node[n][f] for f in zeros[i]]))
+        rule=lambda m, i, leaf, n: m.zeta[i, leaf] <= 1 - linear_sum([b_of_node[n][f] for f in zeros[i]]),
+        doc="(OCT-5)")
 
 
 def add_one_class_per_leaf(model: pyo.ConcreteModel) -> None:
     """(OCT-6): every leaf predicts one class."""
-    model.one_class = pyo.Constraint(model.L, rule=lambda m, l: sum(m.c[l, k] for k in m.K) == 1)
+    model.one_class = pyo.Constraint(model.L, rule=lambda m, l: sum(m.c[l, k] for k in m.K) == 1, doc="(OCT-6)")
 
 
 def add_misclassification(model: pyo.ConcreteModel, y: np.ndarray, weights: np.ndarray | None = None) -> None:
@@ -115,7 +117,7 @@ def add_misclassification(model: pyo.ConcreteModel, y: np.ndarray, weights: np.n
         misclassified = linear_sum(float(weights[i]) * m.zeta[i, leaf] for i in others[k])
         return m.Lmis[leaf] >= misclassified - big_m * (1 - m.c[leaf, k])
 
-    model.misclassification = pyo.Constraint(model.L, model.K, rule=rule)
+    model.misclassification = pyo.Constraint(model.L, model.K, rule=rule, doc="(OCT-7)")
 
 
 def rightmost_leaf(n: int, tree: TreeIndex) -> int:
