@@ -5,12 +5,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from notebook_checks import NOTEBOOKS, assert_commit_clean, run_smoke
+from oracles_hyperplane import best_hyperplane_tree, strictly_separable
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import shuffle
 
 from odtlib.experiments import ResultStore, reference_table, run_grid
 from odtlib.experiments import paper002 as p002
-from odtlib.models import SOCT
+from odtlib.models import SOCT, octh, soct
+from odtlib.models.shattering import ShatteringCut
+from odtlib.solvers import solve
 
 NOTEBOOK = NOTEBOOKS / "paper002_shattering_soct.ipynb"
 
@@ -123,6 +126,38 @@ def test_comprehensive_means_and_compare_flag_unproved_and_failed_cells():
     assert table.loc[("Iris", "OCT-H"), "id"] == "D"
 
 
+# ------------------------------------------------------------------------------ the toy (notebook section 1)
+def test_toy_optima_are_the_counts_derived_by_hand():
+    X, y = p002.toy_data()
+    # depth 1, by hand: 9 correct points would put a point of each class-0 corner on one side and a point of each
+    # class-1 corner on the other, and those two segments cross near (0.5, 0.5); a line cutting off the top-left
+    # corner (x2 - x1 >= 0.5) gets 6 + 2 = 8. The oracle enumerates every routing with its own LP.
+    assert best_hyperplane_tree(X, y, depth=1) == 8 == p002.TOY_OPTIMUM[1]
+    for module in (soct, octh):
+        assert solve(module.build_model(X, y, depth=1)).objective == pytest.approx(8)
+    # depth 2, by hand: x1 <= 0.5 at the root, then x2 <= 0.5 on both sides: each corner in a leaf of its own
+    low, left = X[:, 1] <= 0.5, X[:, 0] <= 0.5
+    assert (np.where(left, np.where(low, 0, 1), np.where(low, 1, 0)) == y).all() and p002.TOY_OPTIMUM[2] == 10
+
+
+def test_toy_cut_text_names_the_routing_variables():
+    # node 1: left child 2, right child 3; four terms, so the right-hand side is 4 - 1 = 3
+    assert p002.cut_text(ShatteringCut(1, (0, 5), (7, 9))) == "w[0,2] + w[5,2] + w[7,3] + w[9,3] <= 3"
+    assert p002.cut_text(ShatteringCut(2, (1,), (3, 4))) == "w[1,4] + w[3,5] + w[4,5] <= 2"
+
+
+def test_toy_separation_rounds_cut_off_impossible_routings_and_only_lower_the_bound():
+    X, y = p002.toy_data()
+    rounds, cuts = p002.separation_rounds(X, y, depth=1, leaf_labels={2: 0, 3: 1})
+    # round 0 solves (1) without (1m): each class in its own leaf, all 10 points correct
+    assert rounds["lp_bound"].iloc[0] == pytest.approx(10) and rounds["lhs at the LP point"].iloc[0] == "4"
+    bounds = rounds["lp_bound"].to_numpy()
+    assert (np.diff(bounds) <= 1e-6).all() and (bounds >= 8 - 1e-6).all()    # cuts are valid: never below 8
+    assert cuts and rounds["cuts found"].iloc[-1] == "none"
+    for cut in cuts:   # each cut forbids a routing no line realises, with at most p + 2 = 4 points
+        assert len(cut.left) + len(cut.right) <= 4 and not strictly_separable(X, list(cut.left), list(cut.right))
+
+
 # ------------------------------------------------------------------------------------- the notebook
 def test_notebook_is_commit_clean():
     assert_commit_clean(NOTEBOOK)
@@ -131,10 +166,14 @@ def test_notebook_is_commit_clean():
 @pytest.mark.timeout(240)
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     report_dir, names = run_smoke("002", tmp_path, monkeypatch)
-    for name in ("claims", "xor_example", "fig3", "fig3_summary", "fig4abc", "fig4d", "fig4_vs_paper",
+    for name in ("claims", "xor_example", "toy_data", "toy_separation_rounds", "toy_root_bounds",
+                 "toy_branch_and_bound", "fig3", "fig3_summary", "fig4abc", "fig4d", "fig4_vs_paper",
                  "proved_counts", "table1", "tables_verdict", "fig5"):
         assert name in names
     assert names.index("claims") < names.index("xor_example")            # the ledger heads the notebook
+    assert names.index("toy_branch_and_bound") < names.index("fig4abc")  # the toy opens, before any experiment
+    rounds = pd.read_csv(report_dir / "toy_separation_rounds.csv")
+    assert rounds["lp_bound"].iloc[0] == pytest.approx(10) and rounds["lp_bound"].min() >= 8 - 1e-6
     claims = pd.read_csv(report_dir / "claims.csv")
     assert len(claims) == 12 and set(claims["id"]) == {f"002-{k}" for k in range(1, 13)}
     assert (report_dir / "fig4abc.png").stat().st_size > 0

@@ -63,7 +63,8 @@ __all__ = [
     "direct_summary", "direct_table", "dl85_engine", "full_configs", "full_coverage", "get_profile",
     "inner_folds", "large_difference_reason", "make_model", "mip_methods", "outer_folds", "paper_comprehensive",
     "paper_gap", "plot_overall", "proved", "results_of", "run_cv", "run_mip", "shuffled", "soct_variants",
-    "tuning_grid", "tuning_summary",
+    "tuning_grid", "tuning_summary", "TOY_LABELS", "TOY_OPTIMUM", "TOY_POINTS", "add_cuts", "cut_text",
+    "fix_leaf_labels", "routing_values", "separation_rounds", "toy_data",
 ]
 
 # ------------------------------------------------------------------------------------------- the data
@@ -683,6 +684,94 @@ def plot_overall(ax, overall: pd.DataFrame, palette: dict) -> None:
     ax.set_xscale("log")
     ax.set(xlabel="mean solution time (s, log scale)", ylabel="mean relative gap",
            title="Fig. 4(d): overall, ours (o) and paper (x)")
+
+
+# ----------------------------------------------------------------------------- the toy (notebook section 1)
+# Ten points for the notebook's opening and the exercises: the formulation, its LP relaxation and the
+# shattering inequalities of Section 4 at a size where every number can be checked by hand.
+
+TOY_POINTS = np.array([[0.0, 0.0], [0.2, 0.1], [0.1, 0.3],      # 0-2: bottom-left corner, class 0
+                       [1.0, 1.0], [0.8, 0.9], [0.9, 0.7],      # 3-5: top-right corner, class 0
+                       [0.0, 1.0], [0.2, 0.8],                  # 6-7: top-left corner, class 1
+                       [1.0, 0.0], [0.8, 0.2]])                 # 8-9: bottom-right corner, class 1
+TOY_LABELS = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1])
+TOY_OPTIMUM = {1: 8, 2: 10}   # correctly classified points of the best tree of each depth (derived in the notebook)
+
+
+def toy_data() -> tuple[np.ndarray, np.ndarray]:
+    """The ten XOR-like points (features in [0, 1]) and their classes: copies, so a caller may add points."""
+    return TOY_POINTS.copy(), TOY_LABELS.copy()
+
+
+def routing_values(model) -> np.ndarray:
+    """The solved w̄ of a formulation-(1) model as a (points × nodes) array, column t = node t (column 0 unused):
+    the layout `odtlib.models.shattering.ShatteringSeparator.separate` reads."""
+    w = np.zeros((len(model.I), len(model.V) + 1))
+    for (i, t), var in model.w.items():
+        w[i, t] = var.value
+    return w
+
+
+def cut_text(cut) -> str:
+    """Row (17) of a `ShatteringCut` with the model's variable names, e.g. ``w[0,2] + w[5,2] + w[7,3] <= 2``."""
+    t = cut.node
+    terms = [f"w[{i},{2 * t}]" for i in cut.left] + [f"w[{i},{2 * t + 1}]" for i in cut.right]
+    return " + ".join(terms) + f" <= {cut.rhs}"
+
+
+def add_cuts(model, cuts, name: str = "shattering_cuts"):
+    """Add the rows (17) of ``cuts`` to ``model`` as one constraint family ``name``; returns the model."""
+    import pyomo.environ as pyo
+
+    from odtlib.models.shattering import shattering_row
+
+    rows = pyo.ConstraintList(doc="(17) shattering cuts")
+    model.add_component(name, rows)
+    for cut in cuts:
+        rows.add(shattering_row(model, cut))
+    return model
+
+
+def fix_leaf_labels(model, labels: dict[int, int]):
+    """Fix c_tk (leaf t predicts class ``labels[t]``) in ``model``; returns the model."""
+    for (t, k), var in model.c.items():
+        var.fix(1.0 if labels[t] == k else 0.0)
+    return model
+
+
+def separation_rounds(X: np.ndarray, y: np.ndarray, depth: int, solver: str = "highs", max_rounds: int = 10,
+                      leaf_labels: dict[int, int] | None = None, n_cuts: int = 1):
+    """Section 4.2's initial-cut loop written out round by round: solve the LP relaxation of (1) without (1m),
+    separate at every branch node (Section 4.1), add the cuts, repeat until no cut is found or ``max_rounds``.
+
+    ``leaf_labels`` fixes the leaves' classes first (the notebook's symmetry argument). Returns a table with one
+    row per round (its LP bound, the cuts found and their left-hand side at the LP point) and every cut found."""
+    import pyomo.environ as pyo
+
+    from odtlib.models import soct
+    from odtlib.models.shattering import ShatteringSeparator, shattering_row
+    from odtlib.solvers import solve
+
+    lp = soct.build_model(X, y, depth, benders_nodes=list(range(1, 2**depth)))   # (1) without (1m)
+    pyo.TransformationFactory("core.relax_integer_vars").apply_to(lp)
+    if leaf_labels is not None:
+        fix_leaf_labels(lp, leaf_labels)
+    add_cuts(lp, [])
+    separator = ShatteringSeparator(np.asarray(X, dtype=float), list(lp.N), n_cuts=n_cuts)
+    rows, found = [], []
+    for number in range(max_rounds):
+        result = solve(lp, solver=solver)
+        w = routing_values(lp)
+        cuts = separator.separate(w)
+        rows.append({"round": number, "lp_bound": result.objective,
+                     "cuts found": "; ".join(cut_text(cut) for cut in cuts) or "none",
+                     "lhs at the LP point": ", ".join(f"{cut.lhs(w):g}" for cut in cuts)})
+        if not cuts:
+            break
+        for cut in cuts:
+            lp.shattering_cuts.add(shattering_row(lp, cut))
+        found += cuts
+    return pd.DataFrame(rows), found
 
 
 # ------------------------------------------------------------------------------------------------ claims

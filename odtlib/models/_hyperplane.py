@@ -55,8 +55,8 @@ def add_split_variables(model: pyo.ConcreteModel, nodes: list[int]) -> None:
     nodes that carry (a_t, b_t)).
     """
     model.H = pyo.Set(initialize=nodes, ordered=True, doc="branch nodes with a hyperplane (a_t, b_t)")
-    model.a = pyo.Var(model.H, model.F, bounds=(-1, 1), doc="hyperplane coefficients a_tj")
-    model.a_abs = pyo.Var(model.H, model.F, bounds=(0, 1), doc="â_tj >= |a_tj|")
+    model.a = pyo.Var(model.H, model.F, bounds=(-1, 1), doc="(1m) hyperplane coefficients a_tj")
+    model.a_abs = pyo.Var(model.H, model.F, bounds=(0, 1), doc="(5a)-(5c) â_tj >= |a_tj|")
     model.b = pyo.Var(model.H, bounds=(-1, 1), doc="(5d) hyperplane offset b_t")
     model.a_norm = pyo.Constraint(model.H, rule=lambda m, t: sum(m.a_abs[t, j] for j in m.F) <= 1, doc="(5a)")
     model.a_above = pyo.Constraint(model.H, model.F, rule=lambda m, t, j: m.a_abs[t, j] >= m.a[t, j], doc="(5b)")
