@@ -193,6 +193,43 @@ def test_optimum_crosscheck_uses_published_optima_and_flags_disagreement():
     assert len(agree) == 1 and not agree["agree"].iloc[0]
 
 
+# ------------------------------------------------------------------------------- the ten-point toy (Section 1)
+@pytest.mark.parametrize("lam,expected,leaves", [(0.05, 0.70, 4), (0.12, 0.48, 1)])
+def test_toy_optimum_derived_by_hand(lam, expected, leaves):
+    """Rows right out of 10: one leaf 6, a stump 6, three leaves 8, the XOR tree 9 (rows 7 and 8 conflict).
+    λ = 0.05: 0.9 - 4 x 0.05 = 0.70 with four leaves; λ = 0.12: 0.6 - 0.12 = 0.48 with one leaf
+    (the XOR tree would give 0.9 - 0.48 = 0.42)."""
+    from odtlib.models import RegularizedFlowOCT
+
+    assert p003.toy_optimum(lam) == pytest.approx(expected)
+    fit = RegularizedFlowOCT(depth=2, leaf_penalty=lam, solver="highs").fit(p003.TOY_X, p003.TOY_Y)
+    assert fit.solve_result_.status == "optimal"
+    assert fit.solve_result_.objective == pytest.approx(expected, abs=1e-9)
+    assert fit.tree_.n_leaves == leaves
+
+
+def test_root_path_bound_cuts_close_the_toys_search():
+    """Depth 2: the root is the only candidate of Algorithm 2 and R_P = 0, so (26) fixes the tree to D2S's optimal
+    XOR tree and the search ends at the root; without the cuts the root LP lies above 0.70 and the search branches."""
+    from odtlib.models._regularized import RegularizedContext
+    from odtlib.models.accel import PathBoundCuts
+    from odtlib.teaching import add_rows, branch_and_bound, lp_point
+
+    lam = p003.TOY_LEAF_PENALTY
+    ctx = RegularizedContext.of(p003.TOY_X, p003.TOY_Y, depth=2, leaf_penalty=lam)
+    searches = {}
+    for with_cuts in (False, True):
+        model = p003.flow_model_with_scores(p003.TOY_X, p003.TOY_Y, depth=2, leaf_penalty=lam)
+        if with_cuts:
+            point = lp_point(model, "highs")
+            add_rows(model, PathBoundCuts(ctx, model).cut(point), point)
+        searches[with_cuts] = branch_and_bound(model, solver="highs", node_limit=40)
+    for search in searches.values():
+        assert search.finished and search.objective == pytest.approx(0.70, abs=1e-6)
+    assert len(searches[True].nodes) == 1 and searches[True].nodes[0].bound == pytest.approx(0.70, abs=1e-6)
+    assert searches[False].nodes[0].bound > 0.70 + 1e-6 and len(searches[False].nodes) > 1
+
+
 # ------------------------------------------------------------------------------------- the notebook
 def test_notebook_is_commit_clean():
     assert_commit_clean(NOTEBOOK)
@@ -201,8 +238,10 @@ def test_notebook_is_commit_clean():
 @pytest.mark.timeout(240)
 def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     report_dir, names = run_smoke("003", tmp_path, monkeypatch)
-    for name in ("tableA1", "table1", "table1_totals", "speedup", "optimum_crosscheck", "verdict", "run_info"):
+    for name in ("toy_branch_and_bound", "search_progress", "tableA1", "table1", "table1_totals", "speedup",
+                 "optimum_crosscheck", "verdict", "run_info"):
         assert name in names
+    assert names.index("toy_branch_and_bound") < names.index("tableA1")       # Section 1 opens the notebook
     assert (report_dir / "fig6a.png").stat().st_size > 0      # BendOCT vs PBCP + BSt + BNS
     assert "table5" in names                                   # Table 5's methods are in the smoke profile
     table1 = pd.read_csv(report_dir / "table1.csv")

@@ -51,7 +51,8 @@ __all__ = [
     "methods_agree", "no_tree_found", "open_instances", "open_instances_table", "optimum_crosscheck", "ordering",
     "paper_table", "published_check", "published_optima", "results_of", "run", "run_eqp_count", "run_streed",
     "solved_time_gap", "speedup_verdict", "streed_configs", "streed_objective", "table1_ours", "tableA1_ours",
-    "tableA1_paper", "time_to_match",
+    "tableA1_paper", "time_to_match", "TOY_X", "TOY_Y", "TOY_LEAF_PENALTY", "toy_optimum",
+    "flow_model_with_scores",
 ]
 
 # ------------------------------------------------------------------------------------------ the grid
@@ -674,6 +675,42 @@ def published_check(instances: pd.DataFrame, published: pd.DataFrame | None = No
         rows.append({**{c: row[c] for c in INSTANCE}, "method": row["method"], "status": row["solve_status"],
                      "objective": ours, "published": value, "check": check})
     return pd.DataFrame(rows, columns=[*INSTANCE, "method", "status", "objective", "published", "check"])
+
+
+
+# ---------------------------------------------------------------------------- the ten-point toy (Section 1)
+#: Ten points, three binary features x0, x1, x2; the class is x0 XOR x1 except in row 8, which repeats row 7's
+#: features with the other class (row 9 repeats row 3 with its class). See `toy_optimum` for the optimum by hand.
+TOY_X = np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1], [1, 0, 0],
+                  [1, 0, 1], [1, 1, 0], [1, 1, 1], [1, 1, 1], [0, 1, 1]])
+TOY_Y = np.array([0, 0, 1, 1, 1, 1, 0, 0, 1, 1])
+TOY_LEAF_PENALTY = 0.05
+
+
+def toy_optimum(leaf_penalty: float) -> float:
+    """Optimum of (1) on the toy at depth >= 2, derived by hand (rows classified right, out of 10, per number of
+    leaves): one leaf predicting class 1 gets its 6 rows; a stump also gets 6 whichever feature it tests (3 + 3
+    under x0, 2 + 4 under x1 or x2), so its second leaf never pays; three leaves get at most 8 (x0 at the root, x1
+    under x0 = 0 separating its 5 rows, the 3-to-2 majority under x0 = 1); the XOR tree, x0 then x1 on both sides,
+    gets all but one of the conflicting rows 7 and 8: 9. Hence max(0.6 - λ, 0.8 - 3λ, 0.9 - 4λ): four leaves while
+    λ < 0.1, one leaf above (at λ = 0.1 the three tie at 0.5)."""
+    return max(0.6 - leaf_penalty, 0.8 - 3 * leaf_penalty, 0.9 - 4 * leaf_penalty)
+
+
+def flow_model_with_scores(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float):
+    """The compact model of problem (1) (`odtlib.models.regularized_flowoct.build_model`) with the master's score
+    variables θ_i added as the flow of sample i into the sink (2): the plug-ins written for BendOCT's master (4),
+    such as the path-bound cuts, which read b, p, w and θ, then run on a complete model, one that
+    `odtlib.teaching.branch_and_bound` can search without Benders cuts."""
+    import pyomo.environ as pyo
+
+    from odtlib.models import regularized_flowoct
+
+    model = regularized_flowoct.build_model(X, y, depth, leaf_penalty)
+    model.theta = pyo.Var(model.I, bounds=(0, 1), doc="(4d) classification score of sample i")
+    model.theta_is_flow = pyo.Constraint(model.I, rule=lambda m, i: m.theta[i] == sum(m.zt[i, n] for n in m.V),
+                                         doc="(2) score = flow into the sink")
+    return model
 
 
 # ------------------------------------------------------------------------------------------- claims

@@ -103,7 +103,7 @@ class EQPInequalities:
         if not self.sets:
             return
         tree: TreeIndex = model.tree
-        block.rows = pyo.ConstraintList()
+        block.rows = pyo.ConstraintList(doc="(16)-(22)")
         phi = self._add_h(model, block, tree)
         self._add_g(model, block, phi)
 
@@ -119,14 +119,14 @@ class EQPInequalities:
         """Rows of the H family; returns φ_S (a variable or an expression) per set."""
         rows = block.rows
         if self.h_family == "basic":                                           # (16)
-            block.phi = pyo.Var(range(len(self.splits)), bounds=(0, 1))
+            block.phi = pyo.Var(range(len(self.splits)), bounds=(0, 1), doc="(16)")
             for j, split in enumerate(self.splits):
                 rows.add(block.phi[j] <= linear_sum([model.b[n, f] for n in tree.internal for f in split]))
             return [block.phi[j] for j in self.split_of]
         pairs = [(k, n) for k in range(len(self.sets)) for n in tree.internal]
         if self.h_family == "chain":
             domain = pyo.UnitInterval if self.disaggregated else pyo.Binary
-            block.alpha = pyo.Var(pairs, within=domain)
+            block.alpha = pyo.Var(pairs, within=domain, doc="(18)-(19)")
             for k, s in enumerate(self.sets):
                 for n in tree.internal:
                     self._chain_rows(model, rows, block.alpha[k, n], s, n, tree)
@@ -138,15 +138,15 @@ class EQPInequalities:
         rows = block.rows
         last = [n for n in tree.internal if tree.is_leaf(2 * n)]
         upper = [n for n in tree.internal if not tree.is_leaf(2 * n)]
-        block.alpha_last = pyo.Var(range(len(self.splits)), last, within=pyo.UnitInterval)
+        block.alpha_last = pyo.Var(range(len(self.splits)), last, within=pyo.UnitInterval, doc="(20)-(21)")
         for j, split in enumerate(self.splits):
             for n in last:
                 rows.add(block.alpha_last[j, n] <= linear_sum([model.b[n, f] for f in split]))
         inner = [(k, n) for k in range(len(self.sets)) for n in upper]
-        block.alpha = pyo.Var(inner, within=pyo.UnitInterval)
+        block.alpha = pyo.Var(inner, within=pyo.UnitInterval, doc="(20)-(21)")
         domain = pyo.UnitInterval if self.disaggregated else pyo.Binary
-        block.alpha_left = pyo.Var(inner, within=domain)
-        block.alpha_right = pyo.Var(inner, within=domain)
+        block.alpha_left = pyo.Var(inner, within=domain, doc="(20)-(21)")
+        block.alpha_right = pyo.Var(inner, within=domain, doc="(20)-(21)")
 
         def alpha(k: int, n: int):
             return block.alpha_last[self.split_of[k], n] if n in last else block.alpha[k, n]
