@@ -74,6 +74,7 @@ __all__ = [
     "SELECTION_GRID", "SELECTION_TABLES", "TABLE_DEPTH", "claims", "compare_table", "get_profile", "load", "make_model",
     "medium_grid", "paper_table", "results_of", "run_medium", "run_selection", "selection_grid",
     "selection_params", "split", "subset_split_datasets", "summary", "table_datasets", "tune_selection",
+    "TOY_PARAMETERS", "toy_data",
 ]
 
 S1O, S1O_DS, CART, OCTH, BINOCT, FAIR = "S1O", "S1O-DS", "CART", "OCT-H", "BinOCT", "Fair"
@@ -641,6 +642,33 @@ def claims(ours: pd.DataFrame, tables=(2, 3, 4, 5), first: str = S1O, others=(CA
                      "per_dataset_gain_ours": ", ".join(f"{d} {g:+.1f}"
                                                         for d, g in (mine[first] - mine[other]).items())})
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------ the toy of the notebook
+#: ε, α₁, α₂ of the toy: α₁·ε = 2, so a point inside the margin costs more than a misclassification
+TOY_PARAMETERS = {"epsilon": 0.01, "alpha1": 200.0, "alpha2": 0.1}
+
+
+def toy_data() -> tuple[np.ndarray, np.ndarray]:
+    """Thirteen points in [0, 1]² that open the notebook and its exercises (rows 0-12, classes 0 and 1).
+
+    Class 0 is the triangle (0.1, 0.1), (0.5, 0.1), (0.1, 0.5) (rows 0-2) with three points inside it (3-5);
+    class 1 is the triangle (0.9, 0.9), (0.5, 0.9), (0.9, 0.5) (rows 6-8) with three points inside it (9-11),
+    and one more class-1 point, row 12, inside the class-0 triangle. What formulation (1) gives at depth 1 with
+    `TOY_PARAMETERS`, by hand:
+
+    * at least one error: row 12 stays inside the hull of the class-0 points when any one of them is removed,
+      so every half-plane holding it holds a class-0 point, and the only one-error tree gives row 12 up;
+    * the two triangles are 0.4 apart in the max-norm (from (0.3, 0.3) to (0.7, 0.7)); by Hölder,
+      h·(x - x') <= ||h||_1 ||x - x'||_inf, so a margin ε on both sides ((1h), (1j)) needs ||h||_1 >= 2ε / 0.4
+      = 0.05, which h = (0.025, 0.025), g = 0.025 (the line x1 + x2 = 1) attains without slack;
+    * hence the optimum of (1a) is 1 + α₂·0.05 = 1.005, below the one-leaf tree's 6 errors.
+    """
+    X = np.array([[0.10, 0.10], [0.50, 0.10], [0.10, 0.50], [0.20, 0.20], [0.30, 0.15], [0.15, 0.30],
+                  [0.90, 0.90], [0.50, 0.90], [0.90, 0.50], [0.80, 0.80], [0.70, 0.85], [0.85, 0.70],
+                  [0.20, 0.25]])
+    y = np.array([0] * 6 + [1] * 7)
+    return X, y
 
 
 # ----------------------------------------------------------------------------------------------- claims

@@ -124,8 +124,8 @@ def add_leaf_prediction(model: pyo.ConcreteModel, labels: np.ndarray) -> None:
     Y = len(model.K)
     model.e = pyo.Var(model.I, model.L, within=pyo.Binary, doc="(1l) point i is in leaf l")
     model.c = pyo.Var(model.I, within=pyo.Binary, doc="(1l) point i is misclassified")
-    model.u = pyo.Var(model.L, bounds=(1, Y), doc="label of leaf l (continuous by Theorem 1)")
-    model.w = pyo.Var(model.I, model.L, bounds=(0, Y), doc="w_il = u_l e_il")
+    model.u = pyo.Var(model.L, bounds=(1, Y), doc="(1l) label of leaf l (continuous by Theorem 1)")
+    model.w = pyo.Var(model.I, model.L, bounds=(0, Y), doc="(1c)-(1e) w_il = u_l e_il")
     model.y_hat = pyo.Expression(model.I, rule=lambda m, i: linear_sum(m.w[i, l] for l in m.L), doc="(1c)")
     model.misclassified_below = pyo.Constraint(
         model.I, rule=lambda m, i: (labels[i] - Y) * m.c[i] <= labels[i] - m.y_hat[i], doc="(1b), left")
@@ -148,12 +148,12 @@ def add_hyperplane_branching(model: pyo.ConcreteModel, X: np.ndarray, numeric: l
     (1h)/(1j) are relaxed at nodes that split on a category, as A.2 writes them.
     """
     model.Q = pyo.Set(initialize=numeric, ordered=True, doc="numerical features")
-    model.h_pos = pyo.Var(model.N, model.Q, within=pyo.NonNegativeReals, doc="h⁺_bj")
-    model.h_neg = pyo.Var(model.N, model.Q, within=pyo.NonNegativeReals, doc="h⁻_bj")
-    model.g = pyo.Var(model.N, doc="g_b")
-    model.p_pos = pyo.Var(model.I, model.N, within=pyo.NonNegativeReals, doc="p⁺_ib")
-    model.p_neg = pyo.Var(model.I, model.N, within=pyo.NonNegativeReals, doc="p⁻_ib")
-    model.m = pyo.Var(model.I, model.N, within=pyo.NonNegativeReals, doc="soft-margin slack m_ib")
+    model.h_pos = pyo.Var(model.N, model.Q, within=pyo.NonNegativeReals, doc="(1a) h⁺_bj")
+    model.h_neg = pyo.Var(model.N, model.Q, within=pyo.NonNegativeReals, doc="(1a) h⁻_bj")
+    model.g = pyo.Var(model.N, doc="(1f) g_b")
+    model.p_pos = pyo.Var(model.I, model.N, within=pyo.NonNegativeReals, doc="(1f) p⁺_ib")
+    model.p_neg = pyo.Var(model.I, model.N, within=pyo.NonNegativeReals, doc="(1f) p⁻_ib")
+    model.m = pyo.Var(model.I, model.N, within=pyo.NonNegativeReals, doc="(1h), (1j) soft-margin slack m_ib")
 
     def side(m, i, b):
         terms = [float(X[i, j]) * (m.h_pos[b, j] - m.h_neg[b, j]) for j in numeric if X[i, j] != 0]
