@@ -11,6 +11,9 @@
   node is one LP solve through `odtlib.solvers.solve`, and ``node_limit`` stops it.
 * `model_summary` — a Pyomo model as a table of its variable and constraint families, with the equation numbers
   each family's ``doc`` cites and its number of rows: how a paper notebook prints its formulation on a toy.
+* `point_values`, `lp_point`, `rows_as_constraints`, `add_rows` — call a solver plug-in (a cut family, lazy-row
+  family or heuristic of `odtlib.solvers`) by hand at a chosen or LP point, read its rows as formulas and add them
+  to the model: a Benders cut at one tree, a path-bound cut at the root LP, the bound they move.
 * `todo` — what an exercise notebook's unfinished cell calls: it stops the notebook with `ExerciseNotDone`, which
   names the exercise, instead of letting it run on without the student's answer.
 """
@@ -19,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import pyomo.environ as pyo
 
 from odtlib.solvers import solve
 
-__all__ = ["BnBNode", "BnBResult", "ExerciseNotDone", "branch_and_bound", "lp_relaxation_bound", "model_summary",
-           "root_bounds", "todo"]
+__all__ = ["BnBNode", "BnBResult", "ExerciseNotDone", "add_rows", "branch_and_bound", "lp_point",
+           "lp_relaxation_bound", "model_summary", "point_values", "root_bounds", "rows_as_constraints", "todo"]
 
 #: node statuses, in the words of a textbook
 BRANCHED, INTEGRAL, INFEASIBLE, PRUNED, UNEXPLORED = (
@@ -201,3 +205,62 @@ def todo(exercise: str) -> None:
     """Stop here: the exercise named by ``exercise`` (e.g. ``"exercise 2: switch the cuts off"``) is not done.
     Replace the call with your code; the solutions notebook shows one answer."""
     raise ExerciseNotDone(f"TODO {exercise}: replace this call with your code (see the solutions notebook)")
+
+
+# ------------------------------------------------------------------ a solver plug-in called by hand (issue 33)
+def point_values(model: pyo.ConcreteModel, integral: bool = False):
+    """The current values of ``model``'s variables as the `odtlib.solvers.Values` that a cut family, lazy-row
+    family or heuristic of `odtlib.solvers` reads inside a callback; ``integral`` says whether the point is an
+    integer candidate (what a lazy callback sees) or an LP point. A notebook can then call a plug-in by hand at
+    a point it chose, e.g. a Benders cut at a given tree (variables without a value count as 0)."""
+    from odtlib.solvers import Values
+    from odtlib.solvers.standard_form import compile_model
+
+    index = compile_model(model).index
+    x = np.array([0.0 if var.value is None else float(var.value) for var in index.columns])
+    return Values(x, index, is_integral=integral)
+
+
+def lp_point(model: pyo.ConcreteModel, solver: str = "highs"):
+    """Solve ``model``'s LP relaxation (on a copy), load its optimum into ``model``'s own variables and return
+    it as `point_values`: the point a cut family sees at the root node of the search. The rows a plug-in built
+    on ``model`` returns there can be added to ``model`` with `add_rows`."""
+    relaxed, _ = relaxed_copy(model)
+    result = solve(relaxed, solver=solver)
+    if result.status != "optimal":
+        raise RuntimeError(f"the LP relaxation did not solve to optimality: {result.status}")
+    # a clone lists its variables in the original's order
+    for original, copy in zip(model.component_data_objects(pyo.Var), relaxed.component_data_objects(pyo.Var)):
+        original.set_value(copy.value, skip_validation=True)
+    return point_values(model, integral=False)
+
+
+def rows_as_constraints(rows, values) -> list:
+    """The rows a plug-in returned at ``values`` (`odtlib.solvers.LinearRow` or Pyomo expressions, over the
+    columns of ``values``) as Pyomo relational expressions in the model's variables: ``print`` shows them as
+    formulas, `add_rows` adds them, ``pyo.value(expression.args[0])`` evaluates the left-hand side (its
+    terms) at the variables' values."""
+    from odtlib.solvers.callbacks import to_rows
+
+    index = values._index
+    expressions = []
+    for row in to_rows(rows, index):
+        body = sum(float(coef) * index.columns[int(col)] for coef, col in zip(row.coefs, row.cols))
+        if np.isfinite(row.lb) and np.isfinite(row.ub):
+            expressions.append(body == row.ub if row.lb == row.ub else pyo.inequality(row.lb, body, row.ub))
+        else:
+            expressions.append(body <= row.ub if np.isfinite(row.ub) else body >= row.lb)
+    return expressions
+
+
+def add_rows(model: pyo.ConcreteModel, rows, values, name: str = "added_rows") -> pyo.ConstraintList:
+    """Add the rows a plug-in returned at ``values`` (see `rows_as_constraints`) to ``model`` as the constraint
+    list ``name`` (created, or extended when it exists): the cut becomes part of the model, so that its LP
+    relaxation and `branch_and_bound` see it. Returns the list."""
+    constraints = getattr(model, name, None)
+    if constraints is None:
+        constraints = pyo.ConstraintList(doc="rows added by hand from a solver plug-in")
+        model.add_component(name, constraints)
+    for expression in rows_as_constraints(rows, values):
+        constraints.add(expression)
+    return constraints

@@ -162,3 +162,58 @@ def test_todo_stops_with_the_exercise_named():
     with pytest.raises(ExerciseNotDone, match="TODO exercise 2: switch the cuts off"):
         todo("exercise 2: switch the cuts off")
     assert issubclass(ExerciseNotDone, NotImplementedError)
+
+
+def two_binaries() -> pyo.ConcreteModel:
+    """max x + y over binaries with x + y <= 1.5: LP optimum 1.5 (x + y = 1.5), integer optimum 1."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(within=pyo.Binary)
+    m.y = pyo.Var(within=pyo.Binary)
+    m.cap = pyo.Constraint(expr=m.x + m.y <= 1.5)
+    m.obj = pyo.Objective(expr=m.x + m.y, sense=pyo.maximize)
+    return m
+
+
+def test_a_cut_found_at_the_lp_point_is_added_and_moves_the_bound():
+    from odtlib.solvers import CutFamily, LinearRow
+    from odtlib.teaching import add_rows, lp_point, lp_relaxation_bound, rows_as_constraints
+
+    class CoverCut(CutFamily):
+        """x + y <= 1 (the integer hull), returned only where the point violates it."""
+
+        def __init__(self, model):
+            self.model = model
+
+        def cut(self, values):
+            if values.array([self.model.x, self.model.y]).sum() <= 1 + 1e-9:
+                return []
+            return [LinearRow(values.columns([self.model.x, self.model.y]), [1.0, 1.0], ub=1.0)]
+
+    m = two_binaries()
+    point = lp_point(m, SOLVER)
+    assert not point.is_integral
+    assert pyo.value(m.x) + pyo.value(m.y) == pytest.approx(1.5)       # the LP point is loaded into m itself
+    rows = CoverCut(m).cut(point)
+    [expression] = rows_as_constraints(rows, point)
+    assert pyo.value(expression.args[0]) == pytest.approx(1.5)          # x + y at the LP point, above its bound 1
+    added = add_rows(m, rows, point, name="covers")
+    assert m.covers is added and len(added) == 1
+    assert lp_relaxation_bound(m, SOLVER) == pytest.approx(1.0)         # the cut closes the LP bound to 1
+    assert CoverCut(m).cut(lp_point(m, SOLVER)) == []                   # and is satisfied at the new LP point
+
+
+def test_point_values_and_rows_with_lower_or_two_bounds():
+    from odtlib.solvers import LinearRow
+    from odtlib.teaching import point_values, rows_as_constraints
+
+    m = two_binaries()
+    m.x.set_value(1)
+    m.y.set_value(0)
+    point = point_values(m, integral=True)
+    assert point.is_integral and point[m.x] == 1.0 and point[m.y] == 0.0
+    at_least, between = rows_as_constraints([LinearRow([m.x, m.y], [2.0, -1.0], lb=0.5),
+                                             LinearRow([m.x], [1.0], lb=0.0, ub=1.0)], point)
+    # 2x - y >= 0.5 holds at (1, 0): 2 >= 0.5; 0 <= x <= 1 holds too
+    assert pyo.value(at_least) and pyo.value(between)
+    m.x.set_value(0)
+    assert not pyo.value(at_least)                                       # 2·0 - 0 = 0 < 0.5
