@@ -1,4 +1,4 @@
-"""Time paper 003's D2S subroutine (odtlib.models.accel.d2s) against STreeD at depth 2.
+"""Time paper 003's D2S subroutine (odtlib.models.univariate.accel.d2s) against STreeD at depth 2.
 
 For each dataset (paper 003's binary encoding) and leaf penalty lambda (per leaf, on accuracy; D2S gets
 alpha = n * lambda samples) it prints the median time per call of
@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from odtlib.data import paper_dataset  # noqa: E402
-from odtlib.models.accel.d2s import Depth2Solver, solve_depth2  # noqa: E402
+from odtlib.models.univariate.accel.d2s import Depth2Solver, solve_depth2  # noqa: E402
 
 DATASETS = ("kr-vs-kp", "car-evaluation")
 LAMBDAS = (0.0, 0.01)

@@ -25,8 +25,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from odtlib.models import data_selection
-from odtlib.models.data_selection import (LPDataSelector, _solve_points, affine_coordinates,
+from odtlib.models.svm1odt import data_selection
+from odtlib.models.svm1odt.data_selection import (LPDataSelector, _solve_points, affine_coordinates,
                                           balanced_selection, barycentric_weights, hull_vertex_candidates,
                                           interior_points)
 from odtlib.experiments import paper004

@@ -7,7 +7,7 @@ Methods, each run on the same subsample of the paper's encoding of the data (Tab
   every solver of ``--solvers``; the deletion of c variables (4.3.3) is on in every variant, as in the paper
   (CPLEX's presolve did it there), ``--no-prune`` switches it off;
 * ``Subtree-Benders``: All's master switches with ``subtree_benders=True`` (not in the paper; exact subtrees of
-  height <= 2 under a master of the upper tests, :mod:`odtlib.models.accel.subtree_bounds`) on every solver
+  height <= 2 under a master of the upper tests, :mod:`odtlib.models.categorical.subtree_bounds`) on every solver
   of ``--benders-solvers`` (SCIP adds its cuts in the search, HiGHS in a restart loop).
 
 One run per cell; prints solve time (s), branch-and-bound nodes, status and objective, then a table with the

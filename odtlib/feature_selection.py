@@ -24,7 +24,7 @@ def cart_feature_groups(X, y, groups: Sequence, fraction: float = 1.0, seed: int
     X : (n, d) 0/1 array or DataFrame, the encoded columns.
     y : labels.
     groups : objects with ``name`` and ``columns`` (column indices into X), e.g.
-        :class:`odtlib.models.categorical_odt.Group` (``CategoricalODT().fit(...).groups_``).
+        :class:`odtlib.models.categorical.categorical_odt.Group` (``CategoricalODT().fit(...).groups_``).
     fraction : fit CART on this random fraction of the rows (the paper: CART on 90 % of the data, which is
         its training part; pass 0.9 to subsample the given rows instead).
     seed : random seed of the subsample and of CART's tie-breaking.

@@ -127,7 +127,7 @@ def test_fit_unknown_model_is_a_clear_error():
 
 
 def test_fit_flowoct_on_a_paper_dataset():
-    pytest.importorskip("odtlib.models.flowoct", reason="FlowOCT not there yet")
+    pytest.importorskip("odtlib.models.univariate.flowoct", reason="FlowOCT not there yet")
     result = odtlib_cli("fit", "--paper", "001", "--dataset", "monk1", "--model", "FlowOCT",
                         "--depth", "1", "--time-limit", "60")
     assert result.returncode == 0, result.stderr

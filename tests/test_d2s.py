@@ -16,7 +16,7 @@ import pytest
 
 from oracles import brute_force_tree, random_binary_data
 
-from odtlib.models.accel.d2s import Depth2Solver, Depth2Subtree, solve_depth2
+from odtlib.models.univariate.accel.d2s import Depth2Solver, Depth2Subtree, solve_depth2
 
 SEEDS = range(12)
 PENALTIES = (0.0, 0.7, 2.0, 1e6)  # none, small (fractional), a few samples, larger than any gain

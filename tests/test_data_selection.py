@@ -1,4 +1,4 @@
-"""Paper 004's LP-based data selection (odtlib.models.data_selection) against independent checks.
+"""Paper 004's LP-based data selection (odtlib.models.svm1odt.data_selection) against independent checks.
 
 The oracles here are written apart from the module: hull membership by scipy's ``linprog`` on the literal
 per-point LP (24) (with λ >= 0), and an exact depth-1 hyperplane tree for weighted misclassification by a
@@ -13,8 +13,8 @@ import pytest
 from scipy.optimize import linprog
 from sklearn.tree import DecisionTreeClassifier
 
-from odtlib.models import data_selection
-from odtlib.models.data_selection import (LPDataSelector, algorithm1, balanced_selection, interior_points,
+from odtlib.models.svm1odt import data_selection
+from odtlib.models.svm1odt.data_selection import (LPDataSelector, algorithm1, balanced_selection, interior_points,
                                           iterative_selection, iterative_training, leaf_boundaries)
 from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
 from tests.oracles_hyperplane import best_hyperplane_tree

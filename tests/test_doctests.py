@@ -9,20 +9,20 @@ import time
 import pytest
 
 MODULES = [
-    "odtlib.models.flowoct",
-    "odtlib.models.bendersoct",
-    "odtlib.models.oct",
-    "odtlib.models.binoct",
-    "odtlib.models.regularized_bendoct",
-    "odtlib.models.regularized_flowoct",
-    "odtlib.models.categorical_odt",
-    "odtlib.models.soct",
-    "odtlib.models.octh",
-    "odtlib.models.univariate_oct",
-    "odtlib.models.svm1odt",
+    "odtlib.models.univariate.flowoct",
+    "odtlib.models.univariate.bendersoct",
+    "odtlib.models.univariate.oct",
+    "odtlib.models.univariate.binoct",
+    "odtlib.models.univariate.regularized_bendoct",
+    "odtlib.models.univariate.regularized_flowoct",
+    "odtlib.models.categorical.categorical_odt",
+    "odtlib.models.hyperplane.soct",
+    "odtlib.models.hyperplane.octh",
+    "odtlib.models.hyperplane.univariate_oct",
+    "odtlib.models.svm1odt.svm1odt",
     "odtlib.models.svm_tree",
     "odtlib.models.optimal_tree",
-    "odtlib.models.data_selection",
+    "odtlib.models.svm1odt.data_selection",
     "odtlib.encoders",
 ]
 # the estimators and encoders that must carry an Examples section (module -> class names)
@@ -30,7 +30,7 @@ DOCUMENTED = {
     "odtlib.models": ["FlowOCT", "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT",
                       "CategoricalODT", "SOCT", "OCTH", "UnivariateOCT", "SVM1ODT", "SVMTreeClassifier",
                       "OptimalTreeClassifier"],
-    "odtlib.models.data_selection": ["LPDataSelector"],
+    "odtlib.models.svm1odt.data_selection": ["LPDataSelector"],
     "odtlib.encoders": ["OneHotEncoder", "QuantileBucketEncoder", "DecileEncoder", "QuantileThresholdEncoder",
                         "ClassChangeThresholdEncoder", "UnitScaler", "CategoricalEncoding"],
 }

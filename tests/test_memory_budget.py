@@ -16,10 +16,10 @@ import pytest
 from oracles import brute_force_tree, random_binary_data
 
 from odtlib.models import RegularizedBendOCT
-from odtlib.models.accel.d2s import Depth2Solver, depth3_bytes
-from odtlib.models.accel.memory import MemoryBudgetError, default_max_memory, format_bytes, physical_memory
-from odtlib.models.accel.subtree_bounds import SubsetSubtreeSolver
-from odtlib.models.categorical_odt import Group
+from odtlib.models.univariate.accel.d2s import Depth2Solver, depth3_bytes
+from odtlib.models._resources import MemoryBudgetError, default_max_memory, format_bytes, physical_memory
+from odtlib.models.categorical.subtree_bounds import SubsetSubtreeSolver
+from odtlib.models.categorical.categorical_odt import Group
 
 
 def _solver_or_none(X, y, budget, **kwargs):

@@ -15,9 +15,9 @@ import pytest
 from odtlib.encoders import FeatureGroup
 from odtlib.feature_selection import cart_feature_groups
 from odtlib.models import CategoricalODT
-from odtlib.models.accel.subtree_bounds import SubsetSubtreeSolver
-from odtlib.models.categorical_odt import Group, build_model, floor_count
-from odtlib.models.topologies import SHAPES, Topology, get_topology
+from odtlib.models.categorical.subtree_bounds import SubsetSubtreeSolver
+from odtlib.models.categorical.categorical_odt import Group, build_model, floor_count
+from odtlib.models.categorical.topologies import SHAPES, Topology, get_topology
 from odtlib.solvers import SolverCapabilityWarning, available_solvers, solve
 from odtlib.tree import SubsetSplit
 from tests.oracles_subset import best_weighted, best_with_floor, frontier

@@ -13,14 +13,14 @@ import pyomo.environ as pyo
 import pytest
 from scipy.optimize import linprog
 
-from odtlib.models._flow_tree import NO_SPLIT, route
+from odtlib.models.univariate._flow_tree import NO_SPLIT, route
 from odtlib.models._pipeline import FitContext
 from odtlib.models._tree_index import TreeIndex
-from odtlib.models.benders import cut_coefficients, min_cut_source_sets, path_source_sets
-from odtlib.models.bendersoct import BendersOCT
-from odtlib.models.binoct import BinOCT
-from odtlib.models.flowoct import FlowOCT
-from odtlib.models.oct import OCT
+from odtlib.models.univariate.benders_cuts import cut_coefficients, min_cut_source_sets, path_source_sets
+from odtlib.models.univariate.bendersoct import BendersOCT
+from odtlib.models.univariate.binoct import BinOCT
+from odtlib.models.univariate.flowoct import FlowOCT
+from odtlib.models.univariate.oct import OCT
 from odtlib.solvers import SolverCapabilityWarning, available_solvers
 from odtlib.tree import Leaf, Tree, UnivariateSplit
 
@@ -141,7 +141,7 @@ def test_benders_cuts_are_valid_for_every_tree(depth):
 @pytest.mark.parametrize("depth", [1, 2])
 def test_benders_feasibility_check_agrees_with_its_rows(depth):
     """`rejects` (separation only, SCIP's check of heuristic solutions) says the same as testing the rows."""
-    from odtlib.models import bendersoct
+    from odtlib.models.univariate import bendersoct
     from odtlib.solvers import LazyRowFamily, Values
     from odtlib.solvers.standard_form import ColumnIndex
 
@@ -403,7 +403,7 @@ def test_monk3_subsample_depth2_all_models_agree(monk3):
 
 # ------------------------------------------------------------------- paper 001's problem is paper 003's at λ'
 # (1 - λ)·correct - λ·splits = (1 - λ)·N·(accuracy - λ'·leaves) + λ with λ' = λ/((1 - λ)·N), splits = leaves - 1
-# (odtlib/models/_accelerated_engine.py). The oracles below never go through that conversion: the exhaustive
+# (odtlib/models/univariate/_accelerated_engine.py). The oracles below never go through that conversion: the exhaustive
 # search scores (1.1) itself, STreeD scores accuracy - λ'·leaves itself.
 PAPER001_DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
                      "kr-vs-kp")

@@ -154,7 +154,7 @@ def test_features_outside_the_unit_interval_are_refused_with_the_fix(cls):
 
 
 # ------------------------------------------------------------------------------------------ shattering cuts
-from odtlib.models.shattering import ShatteringCut, ShatteringSeparator, separating_hyperplane  # noqa: E402
+from odtlib.models.hyperplane.shattering import ShatteringCut, ShatteringSeparator, separating_hyperplane  # noqa: E402
 from odtlib.solvers import SolverCapabilityWarning  # noqa: E402
 
 STRICT = None     # the oracle's strict separability (Benders nodes)

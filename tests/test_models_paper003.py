@@ -26,11 +26,11 @@ import pytest
 from oracles import brute_force_tree, random_binary_data
 
 from odtlib.models import RegularizedBendOCT, RegularizedFlowOCT
-from odtlib.models._sparse_tree import SparseTree
-from odtlib.models.accel import EQPInequalities, PathBoundCuts, SolutionPolishing, find_eqp_sets
-from odtlib.models.accel.d2s import Depth2Solver, solve_depth2
-from odtlib.models._regularized import RegularizedContext
-from odtlib.models.regularized_bendoct import branch_and_cut, build_model
+from odtlib.models.univariate._sparse_tree import SparseTree
+from odtlib.models.univariate.accel import EQPInequalities, PathBoundCuts, SolutionPolishing, find_eqp_sets
+from odtlib.models.univariate.accel.d2s import Depth2Solver, solve_depth2
+from odtlib.models.univariate._regularized import RegularizedContext
+from odtlib.models.univariate.regularized_bendoct import branch_and_cut, build_model
 from odtlib.solvers import solve
 
 # the paper's plain BendOCT from the estimator's registry, here also without its CART warm start (the

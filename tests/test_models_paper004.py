@@ -30,7 +30,7 @@ from oracles import violated_constraints
 from oracles_hyperplane import best_hyperplane_tree
 
 from odtlib.models import SOCT, SVM1ODT, NotProvedOptimalWarning
-from odtlib.models.svm1odt import SVM1ODTContext, build_model, threshold_between
+from odtlib.models.svm1odt.svm1odt import SVM1ODTContext, build_model, threshold_between
 from odtlib.tree import CategorySplit, HyperplaneSplit, Leaf, Tree
 
 EXACT = dict(alpha1=1e5, alpha2=1e-4, epsilon=1e-3)      # α₁·ε = 100 > n: counts correct points (module doc)
@@ -324,7 +324,7 @@ def blobs(seed: int, n_rows: int = 60):
 def test_data_selection_trains_on_the_selectors_rows(method):
     from sklearn.tree import DecisionTreeClassifier
 
-    from odtlib.models.data_selection import LPDataSelector
+    from odtlib.models.svm1odt.data_selection import LPDataSelector
 
     X, y = blobs(0)
     svm = SVM1ODT(depth=1, data_selection=method).fit(X, y)   # in this process, after the selector's HiGHS LPs

@@ -1,5 +1,5 @@
-"""The routing-repair heuristic of formulation (1) (odtlib.models.routing_repair) and the warm-start margin of
-S-OCT's Benders nodes.
+"""The routing-repair heuristic of formulation (1) (odtlib.models.hyperplane.routing_repair) and the warm-start
+margin of S-OCT's Benders nodes.
 
 Expected values are derived by hand in the comments (threshold scans) or come from the data's construction (a
 tree that labels the points) and the enumeration oracle (optima with the heuristic on and off).
@@ -13,9 +13,9 @@ from oracles import violated_constraints
 from oracles_hyperplane import best_hyperplane_tree
 
 from odtlib.models import OCTH, SOCT
-from odtlib.models.routing_repair import RoutingRepair, best_threshold
-from odtlib.models.shattering import strict_separator
-from odtlib.models.soct import build_model
+from odtlib.models.hyperplane.routing_repair import RoutingRepair, best_threshold
+from odtlib.models.hyperplane.shattering import strict_separator
+from odtlib.models.hyperplane.soct import build_model
 from odtlib.solvers import Values
 from odtlib.solvers.standard_form import ColumnIndex
 from odtlib.tree import Leaf, Tree, UnivariateSplit

@@ -15,8 +15,8 @@ import pyomo.environ as pyo  # noqa: E402
 import pytest  # noqa: E402
 
 from odtlib import plotting  # noqa: E402
-from odtlib.models.bendersoct import BendersOCT  # noqa: E402
-from odtlib.models.flowoct import FlowOCT  # noqa: E402
+from odtlib.models.univariate.bendersoct import BendersOCT  # noqa: E402
+from odtlib.models.univariate.flowoct import FlowOCT  # noqa: E402
 from odtlib.solvers import Callbacks, SolveResult, available_solvers, solve  # noqa: E402
 from odtlib.solvers import highs as highs_module  # noqa: E402
 from odtlib.solvers.trace import TracePoint, TraceRecorder, end_trace  # noqa: E402

@@ -262,7 +262,7 @@ def test_one_leaf_tree_on_data_cart_splits_warns():
 
 
 def test_objective_at_prices_a_start_by_hand():
-    from odtlib.models.svm1odt import objective_at
+    from odtlib.models.svm1odt.svm1odt import objective_at
 
     X, y = np.array([[0.0], [0.2], [0.8], [1.0]]), np.array([0, 0, 1, 1])
     model = SVM1ODT(depth=1, alpha1=1000.0, alpha2=0.1, epsilon=0.01)

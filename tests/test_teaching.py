@@ -12,8 +12,8 @@ import pandas as pd  # noqa: E402
 import pyomo.environ as pyo  # noqa: E402
 import pytest  # noqa: E402
 
-from odtlib.models import flowoct  # noqa: E402
-from odtlib.models import oct as octm  # noqa: E402
+from odtlib.models.univariate import flowoct  # noqa: E402
+from odtlib.models.univariate import oct as octm  # noqa: E402
 from odtlib.plotting import plot_branch_and_bound, plot_root_bounds  # noqa: E402
 from odtlib.solvers import available_solvers  # noqa: E402
 from odtlib.teaching import INFEASIBLE, INTEGRAL, PRUNED, UNEXPLORED, branch_and_bound, root_bounds  # noqa: E402

@@ -13,7 +13,7 @@ Every fit of the paper is one *run*: a dataset, a random split, a training size 
   (``ordinal``: True = "n", False = "c"), CART feature selection (groups used by an unrestricted CART tree
   fitted on the pool, Section 5.1), an enhancement ``variant`` (Tables 2-3) and, for Table 14, a ``floor`` on
   the training rate of malignant tumours while maximising the rate of benign ones (see :func:`tradeoff_table`).
-  The variant ``Subtree-Benders`` is the subtree decomposition of :mod:`odtlib.models.accel.subtree_bounds`,
+  The variant ``Subtree-Benders`` is the subtree decomposition of :mod:`odtlib.models.categorical.subtree_bounds`,
   not in the paper; it runs on ``DECOMPOSITION_SOLVER``, in Tables 2-3 and for the topologies a profile
   solves by decomposition in Tables 8-11 (``decomposed_topologies``). ``CART-D3`` = scikit-learn's
   ``DecisionTreeClassifier(max_depth=3)``; ``CART`` = a pruned tree (Table 13). The paper ran R's rpart.

@@ -13,7 +13,7 @@ Protocol (the paper's, run by the ``paper`` profile):
 
 Beside the paper's methods, the *exact optimum* column (issue 22) runs the same protocol with a method that
 always proves its optimum: ``BendersOCT(engine="accelerated")`` on SCIP, which solves problem (1.1) as paper
-003's ``accuracy - λ'·leaves`` with λ' = λ/((1-λ)·N) (:mod:`odtlib.models._accelerated_engine`). Its test
+003's ``accuracy - λ'·leaves`` with λ' = λ/((1-λ)·N) (:mod:`odtlib.models.univariate._accelerated_engine`). Its test
 accuracy is what an optimal tree of each Table-2 cell reaches, whatever the time limit did to the paper's
 columns. It has its own grid (`exact_tuning_grid`, every λ of the paper's grid) and its own result stores.
 
@@ -454,7 +454,8 @@ def root_lp_bounds(dataset: str, depth: int, split_penalty: float, sample: int =
     """
     import pyomo.environ as pyo
 
-    from odtlib.models import flowoct, oct
+    from odtlib.models.univariate import flowoct
+    from odtlib.models.univariate import oct
     from odtlib.solvers import solve
 
     X, y = load(dataset)

@@ -28,7 +28,7 @@ Where we differ from the paper, and why (the notebook repeats this):
   sdist but needs cvxpy, which odtlib does not install (`dl85_engine`);
 * CART (scikit-learn, ``max_leaf_nodes = β + 1`` tuned like β) is not in the paper's tables: ours only;
 * on SCIP, S-OCT and OCT-H run odtlib's routing-repair heuristic inside the search (``routing_repair=True``,
-  :mod:`odtlib.models.routing_repair`; not in the paper, whose runs had Gurobi's own heuristics). The direct
+  :mod:`odtlib.models.hyperplane.routing_repair`; not in the paper, whose runs had Gurobi's own heuristics). The direct
   comparison's "no warm start" means, as in the paper, that the user gives no start; the solver's heuristics,
   ours included, run. ``bench/paper002_mip_comparison.py --set routing_repair=false`` measures without it.
 

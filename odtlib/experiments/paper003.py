@@ -43,7 +43,7 @@ from odtlib.experiments.claims import Measured, StoredResults, metric
 from odtlib.experiments.grid import Grid
 from odtlib.experiments.protocol import failure_note, instance_frame, paper_data, results_of, select_profile
 from odtlib.models import RegularizedBendOCT
-from odtlib.models.regularized_bendoct import eqp_method_name
+from odtlib.models.univariate.regularized_bendoct import eqp_method_name
 
 __all__ = [
     "DATASETS", "DEPTHS", "LAMBDAS", "METHODS", "PROFILES", "PUBLISHED_OPTIMA", "STUDIES", "Profile",
@@ -565,7 +565,7 @@ def streed_configs(keys: pd.DataFrame, time_limit: float = STREED_TIME_LIMIT) ->
 def run_eqp_count(config: dict) -> dict:
     """How many EQP sets (13) with |F*| <= ``max_split`` one dataset-encoding has (config: ``dataset``,
     ``encoding``, ``max_split``), with its rows and binary features."""
-    from odtlib.models.accel.eqp import find_eqp_sets
+    from odtlib.models.univariate.accel.eqp import find_eqp_sets
 
     X, y = load(config["dataset"], config["encoding"])
     _, labels = np.unique(y.to_numpy(), return_inverse=True)

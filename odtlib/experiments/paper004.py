@@ -24,7 +24,7 @@ default parameters and the same maximum depth; the MIPs get a CART warm start of
 
 * **S1O** — ``odtlib.models.SVM1ODT`` (formulation (1a)-(1l), M = 1 by Theorem 2); **S1O-DS** — the same
   estimator with ``data_selection="lp"``: the MIP
-  on the rows ``odtlib.models.data_selection.LPDataSelector`` keeps from the clusters of the CART tree
+  on the rows ``odtlib.models.svm1odt.data_selection.LPDataSelector`` keeps from the clusters of the CART tree
   (Section 3, LP (24) and Algorithm 1), started from that CART tree.
 * **OCT-H** — ``odtlib.models.OCTH`` (Bertsimas & Dunn's multivariate OCT, shared with paper 002), no split
   penalty (every branch node may split).
@@ -96,7 +96,7 @@ FIXED_S1O = {"epsilon": 0.01, "alpha1": 1000.0, "alpha2": 0.1}
 # data with many close points (skin: multiples of 1/255, 7-8 values per 0.03) the optimum then keeps its
 # hyperplanes away from every selected row, a trivial tree. The grid crosses a small and the printed-size margin
 # with α₁·ε of 3 and 30 (above 1, or slack routes points for less than an error: module docstring of
-# odtlib.models.svm1odt); α₂ stays at the printed 0.1. The CV runs on a stratified draw of the training rows
+# odtlib.models.svm1odt.svm1odt); α₂ stays at the printed 0.1. The CV runs on a stratified draw of the training rows
 # with short solves, so that it costs minutes, not the hours of the paper's runs.
 SELECTION_GRID = tuple({"epsilon": e, "alpha1": k / e, "alpha2": 0.1} for e in (0.003, 0.03) for k in (3.0, 30.0))
 SELECTION_CV_FOLDS, SELECTION_TUNING_ROWS, SELECTION_TUNING_TIME_LIMIT = 3, 20_000, 20.0

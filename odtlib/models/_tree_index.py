@@ -82,8 +82,8 @@ class TreeIndex:
 
 
 def linear_sum(variables: list) -> LinearExpression:
-    """Σ of Pyomo variables as one linear expression: ~5x faster to build than ``sum(...)`` for the
-    millions of terms of the per-point constraints (measured on kr-vs-kp, depth 3)."""
+    """Σ of Pyomo variables as one linear expression, built without ``sum(...)``'s chain of partial sums (the
+    per-point constraints have millions of terms; bench/README.md, "Measured design choices", has the numbers)."""
     return LinearExpression(list(variables))
 
 

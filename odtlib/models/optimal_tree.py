@@ -52,9 +52,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from odtlib.encoders import ClassChangeThresholdEncoder, QuantileThresholdEncoder, UnitScaler
-from odtlib.models.categorical_odt import CategoricalODT
-from odtlib.models.regularized_bendoct import RegularizedBendOCT
-from odtlib.models.soct import SOCT
+from odtlib.models.categorical.categorical_odt import CategoricalODT
+from odtlib.models.univariate.regularized_bendoct import RegularizedBendOCT
+from odtlib.models.hyperplane.soct import SOCT
 from odtlib.solvers import SOLVERS
 
 __all__ = ["OptimalTreeClassifier", "FitPath", "MISSING_LABEL"]

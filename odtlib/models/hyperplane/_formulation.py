@@ -1,0 +1,209 @@
+"""Formulation (1) of Boutilier, Michini & Zhou (2022) and the base class of the family's estimators.
+
+Every point i is routed from the root to one leaf (w_it, (1b)-(1c)); a branch node t either splits (d_t = 1)
+or sends everything left ((1g)); leaf t predicts one class (c_tk, (1d)); z_it counts i as correct when it
+reaches t and t predicts y^i ((1e)-(1f)); at most β nodes split ((1h)). The objective (1a) maximises the
+number of correctly classified training points; with ``ccp_alpha`` > 0 each split costs α·N points. S-OCT
+(:mod:`.soct`), OCT-H (:mod:`.octh`) and the univariate special case (:mod:`.univariate_oct`) differ only in how
+they write (1m), the requirement that a hyperplane realises the routing at every splitting node; the baseline's
+big-M rows (5)-(7) are here (:func:`add_big_m_routing`). :class:`HyperplaneTreeClassifier` holds what their
+estimators share: the [0, 1] input contract, decoding, warm starts from a routing, and the routing repair.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.common.collections import ComponentMap
+from sklearn.utils._param_validation import Interval
+
+from odtlib.models._hyperplane import (
+    FullTreeRouting,
+    add_left_margin_row,
+    add_right_margin_row,
+    add_split_variables,
+    check_unit_interval,
+    full_tree_routing,
+    hyperplane_tree,
+    nodes_with_margin_rows,
+    read_splits,
+)
+from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints
+from odtlib.models._tree_index import linear_sum
+from odtlib.models.hyperplane.shattering import separating_hyperplane
+from odtlib.solvers import capabilities
+from odtlib.solvers.capabilities import NATIVE
+
+__all__ = ["HyperplaneTreeClassifier", "add_big_m_routing", "add_formulation_1", "hyperplane_constraints"]
+
+
+# --------------------------------------------------------------------------------------------- formulation (1)
+def add_formulation_1(model: pyo.ConcreteModel, y: np.ndarray, max_splits: int | None, ccp_alpha: float) -> None:
+    """Variables d, w, c, z and rows (1a)-(1h) on a model of :func:`~odtlib.models._tree_index.tree_model`."""
+    tree = model.tree
+    model.d = pyo.Var(model.N, within=pyo.Binary, doc="(1j) node t splits")
+    model.w = pyo.Var(model.I, model.V, within=pyo.Binary, doc="(1k) point i is routed through node t")
+    model.c = pyo.Var(model.L, model.K, bounds=(0, 1), doc="(1i, relaxed) leaf t predicts class k")
+    model.z = pyo.Var(model.I, model.L, bounds=(0, 1), doc="(1l) point i reaches leaf t and is correct")
+    model.one_leaf = pyo.Constraint(model.I, rule=lambda m, i: linear_sum(m.w[i, t] for t in m.L) == 1, doc="(1b)")
+    model.flow = pyo.Constraint(model.I, model.N, rule=lambda m, i, t: m.w[i, t] == m.w[i, 2 * t] + m.w[i, 2 * t + 1],
+                                doc="(1c)")
+    model.one_class = pyo.Constraint(model.L, rule=lambda m, t: linear_sum(m.c[t, k] for k in m.K) == 1, doc="(1d)")
+    model.correct_reached = pyo.Constraint(model.I, model.L, rule=lambda m, i, t: m.z[i, t] <= m.w[i, t], doc="(1e)")
+    model.correct_class = pyo.Constraint(model.I, model.L, rule=lambda m, i, t: m.z[i, t] <= m.c[t, int(y[i])],
+                                         doc="(1f)")
+    model.right_needs_split = pyo.Constraint(model.I, model.N, rule=lambda m, i, t: m.w[i, 2 * t + 1] <= m.d[t],
+                                             doc="(1g)")
+    if max_splits is not None:
+        model.split_budget = pyo.Constraint(expr=linear_sum(model.d[t] for t in model.N) <= max_splits, doc="(1h)")
+    correct = linear_sum(model.z[i, t] for i in model.I for t in model.L)
+    penalty = ccp_alpha * len(y) * linear_sum(model.d[t] for t in tree.internal) if ccp_alpha else 0
+    model.objective = pyo.Objective(expr=correct - penalty, sense=pyo.maximize, doc="(1a)")
+
+
+def add_big_m_routing(model: pyo.ConcreteModel, X: np.ndarray, nodes: list[int], epsilon: float) -> None:
+    """(1m) on ``nodes`` by the baseline: bounded splits (5) and the big-M rows (6) with M_i of (7)."""
+    add_split_variables(model, nodes)                                           # (5a)-(5d)
+    model.big_m_rows = pyo.ConstraintList(doc="(6a), (6b)")
+    big_m = X.max(axis=1) + 1                                                   # (7)
+    for t in nodes:
+        for i, x in enumerate(X):
+            add_left_margin_row(model.big_m_rows, model, t, x, model.w[i, 2 * t], big_m[i])           # (6a)
+            add_right_margin_row(model.big_m_rows, model, t, x, model.w[i, 2 * t + 1], big_m[i], epsilon)  # (6b)
+
+
+# --------------------------------------------------------------------------------------------- estimators
+def hyperplane_constraints(**extra) -> dict:
+    """Parameter constraints of the multivariate estimators of paper 002 plus ``extra``."""
+    return {**common_constraints(), "max_splits": [Interval(numbers.Integral, 0, None, closed="left"), None],
+            "ccp_alpha": [Interval(numbers.Real, 0, None, closed="left")],
+            "epsilon": [Interval(numbers.Real, 0, 1, closed="neither")], **extra}
+
+
+class HyperplaneTreeClassifier(MIPTreeClassifier):
+    """Base of the estimators on formulation (1): features in [0, 1], hyperplane trees (not used directly)."""
+
+    requires_binary_features = False
+    routing_repair = False      # the switch of the estimators that have it (SOCT, OCTH) is set by their __init__
+    repaired_start = False      # likewise
+
+    def _context(self, X, y) -> FitContext:
+        check_unit_interval(X, self._column_names(X.shape[1]), type(self).__name__)
+        return super()._context(X, y)
+
+    def _objective_step(self, ctx):
+        """(1a) counts correct points and each split costs α·N: whole numbers when α·N is whole."""
+        return 1.0 if float(self.ccp_alpha * ctx.n_samples).is_integer() else None
+
+    def _size_terms(self, ctx):
+        nodes = 2 ** (ctx.depth + 1) - 1
+        branch = 2**ctx.depth - 1
+        return {f"w ({ctx.n_samples} rows × {nodes} nodes)": ctx.n_samples * nodes,
+                f"z ({ctx.n_samples} rows × {branch + 1} leaves)": ctx.n_samples * (branch + 1),
+                f"a, â ({branch} branch nodes × 2 × {ctx.n_features} features)": 2 * branch * ctx.n_features}
+
+    def _decode(self, ctx, model):
+        """Splits of the solved model: (a_t, b_t + ε/2) where the model holds them, and for nodes without
+        (a_t, b_t) (Benders nodes) a hyperplane of (16) on the solved routing; None where d_t = 0."""
+        read = read_splits(model)
+        splits = {}
+        for t in model.N:
+            if pyo.value(model.d[t]) < 0.5:
+                splits[t] = None
+            elif t in read:
+                a, b = read[t]
+                splits[t] = (a, b + self.epsilon / 2)
+            else:
+                left = [i for i in model.I if pyo.value(model.w[i, 2 * t]) > 0.5]
+                right = [i for i in model.I if pyo.value(model.w[i, 2 * t + 1]) > 0.5]
+                splits[t] = separating_hyperplane(ctx.X[left], ctx.X[right])
+        labels = {t: ctx.classes[int(np.argmax([pyo.value(model.c[t, k]) for k in model.K]))] for t in model.L}
+        return hyperplane_tree(ctx.depth, splits, labels)
+
+    def _start_values(self, ctx, model, tree):
+        """Values of d, w, c, z (the routing of ``tree``, any univariate or hyperplane tree) and of the splits;
+        with ``repaired_start`` (:meth:`_starts_from_repair`) those of the routing repair's tree from the data
+        alone instead, when it scores higher in (1a). ``warm_start_source_`` says which."""
+        routing = full_tree_routing(tree, ctx.X, ctx.depth, margin=self._start_margin(),
+                                    margin_nodes=nodes_with_margin_rows(model))
+        ctx.notes["warm_start_source_"] = "svm" if self.warm_start is True else "tree"
+        if self._starts_from_repair():
+            repaired = self._repaired_routing(ctx, model)
+            if repaired is not None and self._routing_score(ctx, repaired) > self._routing_score(ctx, routing):
+                routing, ctx.notes["warm_start_source_"] = repaired, "repair"
+        return self._routing_values(ctx, model, routing)
+
+    def _starts_from_repair(self) -> bool:
+        """``repaired_start`` is on, the start is the paper's (``warm_start=True``), and the solver runs no
+        heuristics (HiGHS, GLPK): there the repair cannot run inside the search, so it competes for the start."""
+        return (self.repaired_start and self.warm_start is True
+                and capabilities(self.solver).level("heuristics") != NATIVE)
+
+    def _repaired_routing(self, ctx, model) -> FullTreeRouting | None:
+        """The routing repair's tree built from the data alone (its first proposal inside SCIP's search), or
+        None when it has more than ``max_splits`` splits."""
+        from odtlib.models.hyperplane.routing_repair import RoutingRepair
+
+        repair = RoutingRepair(model, ctx.X, ctx.y, ctx.classes, ctx.depth, self.epsilon, self.max_splits,
+                               routing_values=lambda routing: self._routing_values(ctx, model, routing))
+        routing, _ = repair.repair(repair.undecided(), {})
+        if routing is None or (self.max_splits is not None and len(routing.splits) > self.max_splits):
+            return None
+        return routing
+
+    def _routing_score(self, ctx, routing: FullTreeRouting) -> float:
+        """(1a) of a routing: correctly classified points less α·N per split."""
+        labels = np.array([routing.leaf_label.get(t, ctx.classes[0]) for t in routing.leaf], dtype=object)
+        correct = int(np.sum(labels == ctx.labels.astype(object)))
+        return correct - self.ccp_alpha * ctx.n_samples * len(routing.splits)
+
+    def _routing_values(self, ctx, model, routing: FullTreeRouting):
+        """Values of d, w, c, z and of the splits for a routing laid on the full tree."""
+        class_index = {label: k for k, label in enumerate(ctx.classes.tolist())}
+        start = ComponentMap()
+        for t in model.N:
+            start[model.d[t]] = float(t in routing.splits)
+        for t in model.V:
+            on = routing.reaches(t)
+            for i in model.I:
+                start[model.w[i, t]] = float(on[i])
+        for t in model.L:
+            k_t = class_index.get(routing.leaf_label.get(t), 0)
+            for k in model.K:
+                start[model.c[t, k]] = float(k == k_t)
+            for i in model.I:
+                start[model.z[i, t]] = float(routing.leaf[i] == t and ctx.y[i] == k_t)
+        self._split_start(ctx, model, routing, start)
+        return start
+
+    def _start_margin(self) -> float:
+        """The margin the start's routing must meet (the ε of the big-M rows)."""
+        return self.epsilon
+
+    def _runs_repair(self) -> bool:
+        """``routing_repair`` is on (S-OCT, OCT-H) and the solver runs heuristics inside its search (SCIP)."""
+        return self.routing_repair and capabilities(self.solver).level("heuristics") == NATIVE
+
+    def _tuning(self, ctx):
+        """With the routing repair, the solver's tuning "symmetric_proposals" (SCIP: no symmetry handling, which
+        would drop a repaired tree that is not the symmetric copy it keeps)."""
+        return self._solver_tuning("symmetric_proposals") if self._runs_repair() else {}
+
+    def _repair_heuristics(self, ctx, model) -> list:
+        """:class:`~odtlib.models.hyperplane.routing_repair.RoutingRepair` when :meth:`_runs_repair`; elsewhere
+        none (it can only find incumbents sooner)."""
+        if not self._runs_repair():
+            return []
+        from odtlib.models.hyperplane.routing_repair import RoutingRepair
+
+        return [RoutingRepair(model, ctx.X, ctx.y, ctx.classes, ctx.depth, self.epsilon, self.max_splits,
+                              routing_values=lambda routing: self._routing_values(ctx, model, routing))]
+
+    def _split_start(self, ctx, model, routing, start) -> None:
+        """a, â, b of the nodes with a hyperplane (thresholds already moved to meet the margin)."""
+        for t in model.H:
+            a, b = routing.splits.get(t, (np.zeros(ctx.n_features), 0.0))
+            for j in model.F:
+                start[model.a[t, j]], start[model.a_abs[t, j]] = float(a[j]), float(abs(a[j]))
+            start[model.b[t]] = b

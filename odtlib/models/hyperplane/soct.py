@@ -1,0 +1,244 @@
+"""S-OCT: formulation (1) of Boutilier, Michini & Zhou (2022), multivariate splits, with its big-M baseline.
+
+Every point i is routed from the root to one leaf (w_it, (1b)-(1c)); a branch node t either splits (d_t = 1)
+or sends everything left ((1g)); leaf t predicts one class (c_tk, (1d)); z_it counts i as correct when it
+reaches t and t predicts y^i ((1e)-(1f)); at most β nodes split ((1h)). The objective (1a) maximises the
+number of correctly classified training points; with ``ccp_alpha`` > 0 each split costs α·N points (the
+cost-complexity objective ``min (1/N)·misclassified + α·splits``, scaled by N). As in the paper, c and z are
+continuous: integral w makes them integral at an optimum.
+
+(1m) asks that a hyperplane (a_t, b_t) realises the routing at every splitting node. The *baseline* writes it
+with bounded splits (5) and the big-M rows (6) with M_i = max_j x^i_j + 1 (7) and a margin ε
+(:mod:`odtlib.models._hyperplane`): it solves the ε-margin problem. OCT-H (:mod:`odtlib.models.hyperplane.octh`) is the
+same model (1) with Bertsimas & Dunn's rows (9)-(10) instead.
+
+The shattering inequalities (13)/(17) (:mod:`odtlib.models.hyperplane.shattering`) are used in the paper's three ways,
+each a switch of :class:`SOCT`: initial cuts found on the LP relaxation of (1) without (1m), then added to
+the baseline MIP; Benders lazy cuts on ``benders_nodes``, whose big-M rows and (a_t, b_t) the model drops
+(those nodes then solve *strict* separability, the problem of system (16); (a_t, b_t) are recovered after
+the solve); user cuts at fractional points on nodes that keep their big-M rows.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pyomo.environ as pyo
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from odtlib.models._pipeline import PluginNeed, store_parameters
+from odtlib.models._tree_index import TreeIndex, tree_model
+from odtlib.models.hyperplane._formulation import (
+    HyperplaneTreeClassifier,
+    add_big_m_routing,
+    add_formulation_1,
+    hyperplane_constraints,
+)
+from odtlib.models.hyperplane.shattering import (
+    CUT_ORDERS,
+    ShatteringBendersCuts,
+    ShatteringSeparator,
+    ShatteringUserCuts,
+    initial_shattering_cuts,
+    shattering_row,
+)
+from odtlib.solvers import BranchAndCut
+
+__all__ = ["SOCT", "build_model", "node_set", "NODE_SETS"]
+
+
+def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None = None, ccp_alpha: float = 0.0,
+                epsilon: float = 0.005, n_classes: int | None = None, benders_nodes: list[int] = ()
+                ) -> pyo.ConcreteModel:
+    """Formulation (1) with (1m) as (5)-(7) on X scaled to [0, 1], except at ``benders_nodes``, whose (1m) is
+    left to the lazy shattering cuts (:class:`~odtlib.models.hyperplane.shattering.ShatteringBendersCuts`)."""
+    X = np.asarray(X, dtype=np.float64)
+    model, y = tree_model("SOCT", depth, X, y, n_classes)
+    add_formulation_1(model, y, max_splits, ccp_alpha)                          # (1a)-(1l)
+    big_m_nodes = [t for t in model.tree.internal if t not in set(benders_nodes)]
+    add_big_m_routing(model, X, big_m_nodes, epsilon)                           # (1m) = (5)-(7)
+    return model
+
+
+NODE_SETS = ("root", "last", "all")
+
+
+def node_set(name: str | None, depth: int) -> list[int]:
+    """The branch nodes of ``name``: "root" {1}, "last" B_last (the parents of leaves), "all" B; None: none."""
+    tree = TreeIndex(depth)
+    return {None: [], "root": [1], "last": [t for t in tree.internal if tree.is_leaf(2 * t)],
+            "all": tree.internal}[name]
+
+
+class SOCT(HyperplaneTreeClassifier):
+    """Optimal multivariate (hyperplane) tree by S-OCT (Boutilier, Michini & Zhou 2022).
+
+    Parameters
+    ----------
+    depth : int, default 2
+        Depth D of the full binary tree.
+    max_splits : int or None, default None
+        β of (1h): at most this many splitting nodes (None: no limit, as in the paper's direct comparison).
+    ccp_alpha : float, default 0
+        Cost-complexity penalty per split (the regularised objective; 0 = maximise correct points).
+    epsilon : float, default 0.005
+        Margin ε of the big-M rows (6b) (the paper's footnote 1).
+    initial_cuts : int, default 0
+        Initial shattering cuts: up to this many per node in each of at most 10 rounds on the LP relaxation
+        of (1) without (1m); all are added to the MIP (0: off; the paper's SOCT-init-1 / -5).
+    benders_nodes : {None, "root", "last", "all"}, default None
+        Nodes whose (1m) is enforced by lazy shattering cuts (combinatorial Benders cuts) instead of big-M rows.
+    benders_cuts : int, default 1
+        Cuts per node and separation call at the Benders nodes (SOCT-benders-last-1 / -10).
+    user_cut_nodes : {None, "root", "last", "all"}, default None
+        Nodes (disjoint from ``benders_nodes``) that keep their big-M rows and also get shattering user cuts
+        at fractional points.
+    user_cuts : int, default 1
+        Cuts per node and separation call at the user-cut nodes.
+    cut_order : {"avoid_recent", "favour_recent"}, default "avoid_recent"
+        How repeated separations pick other cuts (:mod:`odtlib.models.hyperplane.shattering`).
+    routing_repair : bool, default True
+        Our primal heuristic inside SCIP's search (not the paper's): repair the solver's routing into a
+        hyperplane tree and propose it (:mod:`odtlib.models.hyperplane.routing_repair`). It finds incumbents sooner and
+        never changes an optimum; solvers without heuristic callbacks (HiGHS, GLPK) skip it.
+    repaired_start : bool, default True
+        On solvers without heuristic callbacks (HiGHS, GLPK) and with ``warm_start=True``: start from the better
+        in (1a) of the paper's SVM tree and the routing repair's tree built from the data alone (not the
+        paper's; ``PAPER_METHODS`` switch it off). ``warm_start_source_`` says which ("svm" or "repair").
+    solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
+        As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`). ``warm_start=True`` starts
+        from the paper's SVM heuristic (:class:`~odtlib.models.SVMTreeClassifier`, Section 5); a given Tree
+        (univariate or hyperplane) works too.
+
+    Notes
+    -----
+    **Which problem.** Big-M nodes solve the ε-margin problem on features in [0, 1] with ||a_t||_1 <= 1: classes
+    separable only with a smaller margin (WDBC at depth 1, about 1.2e-4) are not separable there. Benders
+    nodes solve strict separability (the shattering cuts, and the LP (16) that recovers (a_t, b_t)). So
+    ``benders_nodes="all"`` solves the strict problem, "last" a mixture, and the other variants the margin
+    problem; on data whose separable routings all have margins above ε they agree.
+
+    Lazy rows run inside SCIP's search (``solver="scip"``); on HiGHS/GLPK by a restart loop, and user cuts in
+    root LP rounds only (with a warning). Initial cuts run on any solver (their LP rounds use HiGHS).
+
+    X must be scaled to [0, 1] (e.g. :class:`odtlib.encoders.UnitScaler`).
+
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        With :class:`~odtlib.tree.HyperplaneSplit` nodes that route every training point as the solved
+        model does.
+    solve_result_ : odtlib.solvers.SolveResult
+        Objective = correctly classified points.
+    separation_stats_ : dict
+        Separation LPs solved, their seconds, cuts found.
+    warm_start_source_ : str or None
+        Where the warm start came from ("svm" or "repair").
+
+    Examples
+    --------
+    Feature 0 separates the two classes (many hyperplanes do, so the example shows predictions, not
+    the coefficients):
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import SOCT
+    >>> clf = SOCT(depth=1).fit(X, y)
+    >>> clf.score(X, y), clf.predict([[1, 0], [0, 1]]).tolist()
+    (1.0, [1, 0])
+    """
+
+    _parameter_constraints = hyperplane_constraints(
+        initial_cuts=[Interval(numbers.Integral, 0, None, closed="left")],
+        benders_nodes=[StrOptions(set(NODE_SETS)), None],
+        benders_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
+        user_cut_nodes=[StrOptions(set(NODE_SETS)), None],
+        user_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
+        cut_order=[StrOptions(set(CUT_ORDERS))], routing_repair=["boolean"], repaired_start=["boolean"])
+
+    PAPER_METHODS = {   # Section 6's selected variants (the Pareto front of the tuning runs), the paper's start
+        "SOCT-baseline": {"repaired_start": False},
+        "SOCT-init-1": {"initial_cuts": 1, "repaired_start": False},
+        "SOCT-init-5": {"initial_cuts": 5, "repaired_start": False},
+        "SOCT-benders-last-1": {"benders_nodes": "last", "benders_cuts": 1, "repaired_start": False},
+        "SOCT-benders-last-10": {"benders_nodes": "last", "benders_cuts": 10, "repaired_start": False},
+    }
+
+    def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
+                 epsilon: float = 0.005, initial_cuts: int = 0, benders_nodes: str | None = None,
+                 benders_cuts: int = 1, user_cut_nodes: str | None = None, user_cuts: int = 1,
+                 cut_order: str = "avoid_recent", routing_repair: bool = True, repaired_start: bool = True,
+                 solver: str = "highs",
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+        store_parameters(self, locals())
+
+    def _initial_tree(self, ctx):
+        """The paper's warm start (Section 5): the best of the SVM heuristic's three trees, pruned to β."""
+        if self.warm_start is True:
+            from odtlib.models.svm_tree import SVMTreeClassifier
+
+            heuristic = SVMTreeClassifier(depth=self.depth, max_splits=self.max_splits, random_state=self.seed)
+            return heuristic.fit(ctx.X, ctx.labels).tree_
+        return super()._initial_tree(ctx)
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        both = set(node_set(self.benders_nodes, self.depth)) & set(node_set(self.user_cut_nodes, self.depth))
+        if both:
+            raise ValueError(f"user_cut_nodes={self.user_cut_nodes!r} and benders_nodes={self.benders_nodes!r} "
+                             f"share nodes {sorted(both)}; choose disjoint sets (e.g. benders 'last', user 'root')")
+
+    def _plugin_needs(self, ctx):
+        needs = []
+        if self.benders_nodes is not None:
+            needs.append(PluginNeed("benders_nodes", "lazy"))
+        if self.user_cut_nodes is not None:
+            needs.append(PluginNeed("user_cut_nodes", "cuts"))
+        return needs
+
+    def _build(self, ctx):
+        benders = node_set(self.benders_nodes, self.depth)
+        model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
+                            n_classes=ctx.n_classes, benders_nodes=benders)
+        ctx.notes["separation_stats_"] = {"lp_solves": 0, "lp_seconds": 0.0, "initial_cuts": 0}
+        if self.initial_cuts:
+            self._add_initial_cuts(ctx, model)
+        return model
+
+    def _add_initial_cuts(self, ctx, model) -> None:
+        """Section 4.2: cuts from the LP relaxation of (1) without (1m), added to the MIP."""
+        lp, _ = tree_model("SOCT without (1m)", self.depth, ctx.X, ctx.y, ctx.n_classes)
+        add_formulation_1(lp, ctx.y, self.max_splits, self.ccp_alpha)
+        separator = ShatteringSeparator(ctx.X, model.tree.internal, self.initial_cuts, self.cut_order)
+        cuts = initial_shattering_cuts(lp, separator)
+        model.initial_cuts = pyo.ConstraintList(doc="(17), initial cuts")
+        for cut in cuts:
+            model.initial_cuts.add(shattering_row(model, cut))
+        self._count(ctx, separator, initial_cuts=len(cuts))
+
+    def _callbacks(self, ctx, model):
+        lazy, cuts, heuristics = [], [], self._repair_heuristics(ctx, model)
+        if self.benders_nodes is not None:
+            separator = ShatteringSeparator(ctx.X, node_set(self.benders_nodes, self.depth), self.benders_cuts,
+                                            self.cut_order)
+            lazy.append(ShatteringBendersCuts(model, separator))
+            ctx.notes["_separators"] = ctx.notes.get("_separators", []) + [separator]
+        if self.user_cut_nodes is not None:
+            separator = ShatteringSeparator(ctx.X, node_set(self.user_cut_nodes, self.depth), self.user_cuts,
+                                            self.cut_order)
+            cuts.append(ShatteringUserCuts(model, separator))
+            ctx.notes["_separators"] = ctx.notes.get("_separators", []) + [separator]
+        return BranchAndCut(lazy=lazy, cuts=cuts, heuristics=heuristics) if lazy or cuts or heuristics else None
+
+    def _decode(self, ctx, model):
+        for separator in ctx.notes.pop("_separators", []):
+            self._count(ctx, separator)
+        return super()._decode(ctx, model)
+
+    @staticmethod
+    def _count(ctx, separator: ShatteringSeparator, initial_cuts: int = 0) -> None:
+        stats = ctx.notes["separation_stats_"]
+        stats["lp_solves"] += separator.lp.n_solves
+        stats["lp_seconds"] += separator.lp.seconds
+        stats["initial_cuts"] += initial_cuts

@@ -1,0 +1,774 @@
+"""SVM1-ODT: formulation (1a)-(1l) of Zhu, Murali, Phan, Nguyen & Kalagnanam (2020), a 1-norm SVM at every node.
+
+Every point i sits in exactly one leaf l (e_il, (1k)); leaf l predicts the label u_l, and labels are the numbers
+1..Y (class index + 1), so the predicted label of i is ŷ_i = Σ_l u_l e_il, linearised exactly by w_il = u_l e_il
+((1c)-(1e)); c_i = 1 marks i as misclassified ((1b): c_i = 0 forces ŷ_i = y_i). By Theorem 1 u_l may be
+continuous in [1, Y]: a leaf holding a correctly classified point has u_l equal to that point's label.
+
+Each branch node b has a hyperplane (h_b, g_b): i goes left when h_b·x_i <= g_b. (1f) splits g_b - h_b·x_i into
+p⁺_ib - p⁻_ib; a point in a leaf below b's left branch has p⁻_ib = 0 ((1i)) and a margin p⁺_ib + m_ib >= ε
+((1j)); on the right p⁺_ib = 0 ((1g)) and p⁻_ib + m_ib >= ε ((1h)). The slack m_ib is paid α₁ per unit in
+(1a) and ||h_b||_1 (written with h = h⁺ - h⁻) is paid α₂: the node's soft-margin 1-norm SVM of Section 2.1. The
+big-M of (1g)/(1i) is M = 1 (Theorem 2: (α₁, α₂, M, ε) and (Mα₁, Mα₂, 1, ε/M) have the same optima), so
+|g_b - h_b·x_i| <= 1 for every point and node, and ε is a margin on that scale.
+
+**Points on a hyperplane.** The branching rule sends h_b·x <= g_b left, but (1g)-(1j) also allow
+p⁺_ib = p⁻_ib = 0 (i exactly on the plane) on either side when the slack pays m_ib >= ε for it. The decoded
+tree routes every training point as the solved model does: its threshold at b is g_b when g_b already
+separates the points the model sends left from those it sends right (every left value <= g_b < every right
+value), and otherwise the middle of the gap between the largest left value and the smallest right value
+(so a point on the plane that the model sent right goes right). If the model sends points with the same
+value h_b·x to both sides (only through slack, each costing α₁·ε), no threshold can: the tree keeps g_b
+(on-plane points go left) and ``fit`` warns with the number of such points. Raise ``alpha1``: once α₁·ε
+exceeds the total weight of the points, no optimum routes a point against its hyperplane's value (each such
+point pays at least α₁·ε, more than all errors together).
+
+**α₁ > 0.** With α₁ = 0 the model is trivial: h = 0, g = 0 and m = ε meet every row for any routing, so it
+"classifies" every point of up to 2^D classes correctly. :class:`SVM1ODT` rejects α₁ = 0. A small α₁·ε has
+the same effect in degree (slack is cheaper than a misclassification), which is why the published settings
+have α₁·ε between 0.024 and 10⁵ (``odtlib/reference/paper004_tables6_7_8_data_selection_params.csv``).
+
+**Cuts** (Proposition 1, from Theorem 3's (12)), added up front, each behind a switch; class sizes sorted
+s_1 <= ... <= s_Y:
+
+1. ``leaf_capacity_cuts``: Σ_i c_i >= Σ_i e_il - s_Y for every leaf l (a leaf has one label, so at most s_Y of
+   its points are correct);
+2. ``class_coverage_cuts`` (when Y >= 2^D): Σ_i (c_i + e_il) >= s_1 (Y - 2^D + 1) for every leaf l (the other
+   2^D - 1 leaves classify at most 2^D - 1 of any Y points of distinct classes);
+3. ``pigeonhole_cut`` (when Y > 2^D): Σ_i c_i >= s_1 + ... + s_{Y-2^D} (the Y - 2^D smallest classes get no
+   leaf).
+
+**Categorical features** (supplementary A.2, (8a)-(8f)), when ``categorical_features`` is given: columns of
+category codes, not scaled. A node splits either on one categorical column j by a value subset (h_bj = 1 for
+that column, s_bjv = 1 for the values that go left) or by a hyperplane on the numerical columns. We read two
+points of the supplement as follows: the hyperplane sum of (1f) runs over the numerical columns only (a
+categorical column has no coefficient), and ||h_b||_1 in (1a) counts the categorical h_bj too (a categorical
+split costs α₂). (8e) bounds the numerical |h_bj| by 1 - Σ_j∈Fc h_bj, so in this model a hyperplane also has
+|h_bj| <= 1. The decoded tree uses :class:`~odtlib.tree.CategorySplit` with the codes whose s_bjv = 1 (codes unseen in
+training go right).
+
+**Weights.** ``fit(X, y, sample_weight)`` multiplies c_i in (1a) by the point's weight (Algorithm 3's
+weighted misclassification); the slack and margin rows are unweighted.
+
+**Defaults for a user** (issue 31; :attr:`SVM1ODT.PAPER_METHODS` keeps the printed values). With the printed
+α₁ = 1000, ε = 0.01 on data with many close values (skin segmentation: multiples of 1/255), a row inside a
+margin costs up to α₁·ε = 10-30 misclassifications, and the one-leaf tree, which has no margin at all, is
+optimal. So ``epsilon=None`` (the default) takes half the data's resolution (the smallest gap between two
+distinct values of a column), clipped to [0.001, 0.01]: every split of CART's tree then has no row inside its
+margin. ``alpha1=None`` takes α₁ = 2/ε, so a row inside a margin costs at most two misclassifications (above 1:
+slack alone never pays to route a row). ``warm_start="best"`` starts from the better, in (1a), of CART's tree
+and paper 002's SVM tree, and a time-limited solve returns at least that start. A fit that still ends with one
+leaf while CART's tree splits the data warns (:class:`OneLeafTreeWarning`). A solved model that routes rows
+against their hyperplane value (see "Points on a hyperplane") reports the decoded tree's own objective (1a) in
+``solve_result_.objective`` (the model's in ``extra["model_objective"]``). The LP bound of (1a) is 0 (fractional
+e and c meet every row at no cost); a time-limited solve whose bound is still 0 reports no bound and no gap
+(``extra["solver_bound"]`` keeps the solver's number).
+
+**Data selection** (Section 3, :mod:`odtlib.models.svm1odt.data_selection`): ``data_selection="lp"`` (LP (24) and
+Algorithm 1) or ``"balanced"`` (LP (32) and Algorithm 2) selects rows in the clusters of the CART tree of the
+same depth (fitted on all rows), and the MIP is solved on those rows from that CART tree; ``"iterative"`` runs
+Algorithm 3 (``n_iterations`` refits on the misclassified, boundary and representer rows, the representers
+weighted |I| + 1).
+"""
+from __future__ import annotations
+
+import numbers
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.common.collections import ComponentMap
+from pyomo.repn.standard_repn import generate_standard_repn
+from sklearn.base import clone
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from odtlib.models._base import _list_names, warn_user
+from odtlib.models._hyperplane import check_unit_interval, full_tree_routing, hyperplane_tree
+from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters, tree_from_cart
+from odtlib.solvers.result import relative_gap
+from odtlib.models._tree_index import linear_sum, tree_model
+from odtlib.tree import CategorySplit, Tree
+
+__all__ = ["SVM1ODT", "OneLeafTreeWarning", "data_resolution", "default_epsilon", "build_model",
+           "add_leaf_prediction", "add_hyperplane_branching", "add_categorical_branching", "add_numeric_bounds",
+           "add_objective", "add_proposition_1_cuts", "threshold_between", "objective_at"]
+
+BIG_M = 1.0   # M of (1g), (1i): Theorem 2
+EPSILON_RANGE = (0.001, 0.01)   # epsilon=None: half the data's resolution, clipped to this range
+SLACK_PRICE = 2.0               # alpha1=None: alpha1 * epsilon, the most a row inside a margin costs in errors
+
+
+class OneLeafTreeWarning(UserWarning):
+    """SVM1ODT returned a tree that predicts one class on data that CART's tree of the same depth splits."""
+
+
+def data_resolution(X: np.ndarray) -> float:
+    """The smallest gap between two distinct values of one column of X (inf when no column has two values)."""
+    gaps = [np.diff(np.unique(column)) for column in np.asarray(X, dtype=np.float64).T]
+    positive = [gap.min() for gap in gaps if len(gap)]
+    return float(min(positive)) if positive else np.inf
+
+
+def default_epsilon(X: np.ndarray) -> float:
+    """``epsilon=None``: half of :func:`data_resolution`, clipped to ``EPSILON_RANGE`` (module docstring)."""
+    low, high = EPSILON_RANGE
+    return float(np.clip(data_resolution(X) / 2, low, high))
+
+
+# --------------------------------------------------------------------------------------------- formulation (1)
+def add_leaf_prediction(model: pyo.ConcreteModel, labels: np.ndarray) -> None:
+    """e, c, u, w and rows (1b)-(1e), (1k); ``labels`` are the numbers 1..Y."""
+    Y = len(model.K)
+    model.e = pyo.Var(model.I, model.L, within=pyo.Binary, doc="(1l) point i is in leaf l")
+    model.c = pyo.Var(model.I, within=pyo.Binary, doc="(1l) point i is misclassified")
+    model.u = pyo.Var(model.L, bounds=(1, Y), doc="(1l) label of leaf l (continuous by Theorem 1)")
+    model.w = pyo.Var(model.I, model.L, bounds=(0, Y), doc="(1c)-(1e) w_il = u_l e_il")
+    model.y_hat = pyo.Expression(model.I, rule=lambda m, i: linear_sum(m.w[i, l] for l in m.L), doc="(1c)")
+    model.misclassified_below = pyo.Constraint(
+        model.I, rule=lambda m, i: (labels[i] - Y) * m.c[i] <= labels[i] - m.y_hat[i], doc="(1b), left")
+    model.misclassified_above = pyo.Constraint(
+        model.I, rule=lambda m, i: labels[i] - m.y_hat[i] <= (labels[i] - 1) * m.c[i], doc="(1b), right")
+    model.w_at_least_e = pyo.Constraint(model.I, model.L, rule=lambda m, i, l: m.w[i, l] >= m.e[i, l], doc="(1d)")
+    model.w_at_most_u = pyo.Constraint(model.I, model.L, rule=lambda m, i, l: m.u[l] - m.w[i, l] + m.e[i, l] >= 1,
+                                       doc="(1d)")
+    model.w_at_least_u = pyo.Constraint(model.I, model.L,
+                                        rule=lambda m, i, l: Y * m.e[i, l] + m.u[l] - m.w[i, l] <= Y, doc="(1e)")
+    model.w_zero_outside = pyo.Constraint(model.I, model.L, rule=lambda m, i, l: m.w[i, l] <= Y * m.e[i, l],
+                                          doc="(1e)")
+    model.one_leaf = pyo.Constraint(model.I, rule=lambda m, i: linear_sum(m.e[i, l] for l in m.L) == 1, doc="(1k)")
+
+
+def add_hyperplane_branching(model: pyo.ConcreteModel, X: np.ndarray, numeric: list[int], epsilon: float) -> None:
+    """h⁺, h⁻ (on the numerical columns), g, p⁺, p⁻, m and rows (1f)-(1j) with M = 1.
+
+    With categorical branching (:func:`add_categorical_branching`, which must come first) the margin rows
+    (1h)/(1j) are relaxed at nodes that split on a category, as A.2 writes them.
+    """
+    model.Q = pyo.Set(initialize=numeric, ordered=True, doc="numerical features")
+    model.h_pos = pyo.Var(model.N, model.Q, within=pyo.NonNegativeReals, doc="(1a) h⁺_bj")
+    model.h_neg = pyo.Var(model.N, model.Q, within=pyo.NonNegativeReals, doc="(1a) h⁻_bj")
+    model.g = pyo.Var(model.N, doc="(1f) g_b")
+    model.p_pos = pyo.Var(model.I, model.N, within=pyo.NonNegativeReals, doc="(1f) p⁺_ib")
+    model.p_neg = pyo.Var(model.I, model.N, within=pyo.NonNegativeReals, doc="(1f) p⁻_ib")
+    model.m = pyo.Var(model.I, model.N, within=pyo.NonNegativeReals, doc="(1h), (1j) soft-margin slack m_ib")
+
+    def side(m, i, b):
+        terms = [float(X[i, j]) * (m.h_pos[b, j] - m.h_neg[b, j]) for j in numeric if X[i, j] != 0]
+        return m.g[b] - sum(terms) == m.p_pos[i, b] - m.p_neg[i, b]
+
+    model.side = pyo.Constraint(model.I, model.N, rule=side, doc="(1f)")
+    categorical_split = getattr(model, "splits_on_category", None)
+    model.branching = pyo.ConstraintList(doc="(1g)-(1j)")
+    for i in model.I:
+        for l in model.L:
+            e = model.e[i, l]
+            for b, goes_left in model.tree.ancestors(l):
+                wanted = e - categorical_split[b] if categorical_split is not None else e
+                if goes_left:
+                    model.branching.add(model.p_neg[i, b] <= BIG_M * (1 - e))                          # (1i)
+                    model.branching.add(model.p_pos[i, b] + model.m[i, b] >= epsilon * wanted)         # (1j)
+                else:
+                    model.branching.add(model.p_pos[i, b] <= BIG_M * (1 - e))                          # (1g)
+                    model.branching.add(model.p_neg[i, b] + model.m[i, b] >= epsilon * wanted)         # (1h)
+
+
+def add_categorical_branching(model: pyo.ConcreteModel, X: np.ndarray, categorical: list[int]) -> None:
+    """Supplement A.2: h_bj (j categorical), s_bjv and rows (8a)-(8d); (8e) is added by :func:`add_numeric_bounds`
+    once the numerical h exist. ``model.splits_on_category[b]`` = Σ_j h_bj."""
+    values = {j: sorted(set(X[:, j].tolist())) for j in categorical}
+    model.C = pyo.Set(initialize=categorical, ordered=True, doc="categorical features F_c")
+    model.CV = pyo.Set(initialize=[(j, v) for j in categorical for v in values[j]], dimen=2, doc="(j, v ∈ V_j)")
+    model.h_cat = pyo.Var(model.N, model.C, within=pyo.Binary, doc="(8f) node b splits on categorical j")
+    model.s = pyo.Var(model.N, model.CV, within=pyo.Binary, doc="(8f) value v of j goes left at b")
+    model.splits_on_category = pyo.Expression(model.N, rule=lambda m, b: linear_sum(m.h_cat[b, j] for j in m.C))
+    model.one_category = pyo.Constraint(model.N, rule=lambda m, b: m.splits_on_category[b] <= 1, doc="(8a)")
+    model.value_needs_feature = pyo.Constraint(model.N, model.CV, rule=lambda m, b, j, v: m.s[b, j, v] <= m.h_cat[b, j],
+                                               doc="(8b)")
+
+    def goes_left(i, b):
+        return linear_sum(model.s[b, j, float(X[i, j])] for j in categorical)
+
+    model.categorical_rows = pyo.ConstraintList(doc="(8c), (8d)")
+    for i in model.I:
+        for l in model.L:
+            e = model.e[i, l]
+            for b, left in model.tree.ancestors(l):
+                if left:
+                    model.categorical_rows.add(goes_left(i, b) >= e + model.splits_on_category[b] - 1)      # (8c)
+                else:
+                    model.categorical_rows.add(goes_left(i, b) <= 2 - e - model.splits_on_category[b])      # (8d)
+
+
+def add_numeric_bounds(model: pyo.ConcreteModel) -> None:
+    """(8e): a node that splits on a category has no hyperplane (and otherwise |h_bj| <= 1)."""
+    model.hyperplane_off_below = pyo.Constraint(
+        model.N, model.Q, rule=lambda m, b, j: m.splits_on_category[b] - 1 <= m.h_pos[b, j] - m.h_neg[b, j],
+        doc="(8e)")
+    model.hyperplane_off_above = pyo.Constraint(
+        model.N, model.Q, rule=lambda m, b, j: m.h_pos[b, j] - m.h_neg[b, j] <= 1 - m.splits_on_category[b],
+        doc="(8e)")
+
+
+def add_objective(model: pyo.ConcreteModel, weights: np.ndarray, alpha1: float, alpha2: float) -> None:
+    """(1a) with ||h_b||_1 = Σ_j (h⁺_bj + h⁻_bj) (+ the categorical h_bj), c_i weighted by the point's weight."""
+    errors = linear_sum(float(weights[i]) * model.c[i] for i in model.I)
+    slack = linear_sum(model.m[i, b] for i in model.I for b in model.N)
+    norm = linear_sum([model.h_pos[b, j] for b in model.N for j in model.Q]
+                      + [model.h_neg[b, j] for b in model.N for j in model.Q]
+                      + ([model.h_cat[b, j] for b in model.N for j in model.C] if hasattr(model, "C") else []))
+    model.objective = pyo.Objective(expr=errors + alpha1 * slack + alpha2 * norm, sense=pyo.minimize, doc="(1a)")
+
+
+def add_proposition_1_cuts(model: pyo.ConcreteModel, y: np.ndarray, leaf_capacity: bool, class_coverage: bool,
+                           pigeonhole: bool) -> None:
+    """The valid inequalities of Proposition 1 that apply (see the module docstring); class sizes from y."""
+    sizes = np.sort(np.bincount(y, minlength=len(model.K)))
+    Y, n_leaves = len(sizes), len(model.L)
+    errors = linear_sum(model.c[i] for i in model.I)
+    if leaf_capacity:
+        model.leaf_capacity_cuts = pyo.Constraint(
+            model.L, rule=lambda m, l: errors >= linear_sum(m.e[i, l] for i in m.I) - int(sizes[-1]),
+            doc="Proposition 1 (1)")
+    if class_coverage and Y >= n_leaves:
+        floor = int(sizes[0]) * (Y - n_leaves + 1)
+        model.class_coverage_cuts = pyo.Constraint(
+            model.L, rule=lambda m, l: errors + linear_sum(m.e[i, l] for i in m.I) >= floor, doc="Proposition 1 (2)")
+    if pigeonhole and Y > n_leaves:
+        model.pigeonhole_cut = pyo.Constraint(expr=errors >= int(sizes[: Y - n_leaves].sum()), doc="Proposition 1 (3)")
+
+
+def build_model(X: np.ndarray, y: np.ndarray, depth: int, alpha1: float = 1000.0, alpha2: float = 0.1,
+                epsilon: float = 0.01, *, sample_weight: np.ndarray | None = None, categorical: list[int] = (),
+                n_classes: int | None = None, leaf_capacity_cuts: bool = True, class_coverage_cuts: bool = True,
+                pigeonhole_cut: bool = True) -> pyo.ConcreteModel:
+    """SVM1-ODT (1a)-(1l) on X (numerical columns in [0, 1]), with (8a)-(8f) for the ``categorical`` columns and
+    the cuts of Proposition 1; ``y`` holds class indices 0..K-1 (the model's labels are y + 1)."""
+    X = np.asarray(X, dtype=np.float64)
+    model, y = tree_model("SVM1ODT", depth, X, y, n_classes)
+    categorical = list(categorical)
+    numeric = [j for j in range(X.shape[1]) if j not in set(categorical)]
+    add_leaf_prediction(model, y + 1)                                               # (1b)-(1e), (1k)
+    if categorical:
+        add_categorical_branching(model, X, categorical)                   # (8a)-(8d)
+    add_hyperplane_branching(model, X, numeric, epsilon)                            # (1f)-(1j)
+    if categorical:
+        add_numeric_bounds(model)                                                   # (8e)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    add_objective(model, weights, alpha1, alpha2)                                   # (1a)
+    add_proposition_1_cuts(model, y, leaf_capacity_cuts, class_coverage_cuts, pigeonhole_cut)
+    return model
+
+
+# --------------------------------------------------------------------------------------------- decoding
+def threshold_between(left_values: np.ndarray, right_values: np.ndarray, g: float, epsilon: float) -> float | None:
+    """A threshold θ with every left value <= θ < every right value: g when it is one, else the middle of the
+    gap (just below the right values when nothing goes left, the largest left value when nothing goes right);
+    None when the two sides overlap."""
+    low = float(left_values.max()) if len(left_values) else -np.inf
+    high = float(right_values.min()) if len(right_values) else np.inf
+    if low <= g < high:
+        return g
+    if not low < high:
+        return None
+    if np.isinf(high):
+        return low
+    if np.isinf(low):
+        return high - epsilon
+    return (low + high) / 2
+
+
+@dataclass
+class SVM1ODTContext(FitContext):
+    """The fit context with the categorical columns (indices), the resolved α₁ and ε, and the built model
+    (``_initial_tree`` prices the candidate starts in it)."""
+
+    categorical: tuple = ()
+    alpha1: float = 1000.0
+    epsilon: float = 0.01
+    model: Any = None
+
+
+def _non_negative():
+    return [Interval(numbers.Real, 0, None, closed="left")]
+
+
+class SVM1ODT(MIPTreeClassifier):
+    """Optimal multivariate tree by SVM1-ODT (Zhu et al. 2020): a 1-norm soft-margin SVM at every node.
+
+    Parameters
+    ----------
+    depth : int, default 2
+        Depth D of the balanced tree.
+    alpha1 : float or None, default None
+        α₁ of (1a), the price of a unit of margin slack m_ib; must be > 0 (α₁ = 0 makes the model trivial, see
+        the module docstring). None: 2/ε ("Defaults for a user" in the module docstring). The paper's value in
+        14 of the 17 published settings (Tables 6-8) is 1000 (``SVM1ODT.paper_method("S1O")``).
+    alpha2 : float, default 0.1
+        α₂ of (1a), the price of ||h_b||_1 (15 of the 17 published settings).
+    epsilon : float or None, default None
+        The margin ε of (1h)/(1j), on the scale of M = 1 (Theorem 2); published values 0.0008-0.5 (mostly 0.01).
+        None: half the data's resolution, clipped to [0.001, 0.01].
+    categorical_features : list of int or str, or None
+        Columns of category codes (indices, or names when X is a DataFrame): split by value subsets
+        ((8a)-(8f)); they are not scaled. The codes are numbers: a column of strings ``c`` becomes codes by
+        ``X[c] = X[c].astype("category").cat.codes``. The other columns must lie in [0, 1].
+    leaf_capacity_cuts, class_coverage_cuts, pigeonhole_cut : bool, default True
+        The three valid inequalities of Proposition 1 (module docstring), added before the solve; the last
+        two only exist when the classes are at least (more than) the leaves.
+    data_selection : {None, "lp", "balanced", "iterative"}, default None
+        Train on the rows paper 004's data selection keeps (module docstring); not with categorical features
+        (convex hulls of category codes mean nothing).
+    beta1, beta2 : float, default 0.2, 0.05
+        Algorithm 1's thresholds (the paper's skin-segmentation values; Tables 6-8 list others).
+    epsilon_prime : float, default 0
+        Tolerance ε' of LP (24), per coordinate.
+    n_iterations : int, default 3
+        Rounds of Algorithm 3 (``data_selection="iterative"``; the paper gives no number).
+    solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
+        As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``warm_start="best"`` (the
+        default) starts from the better in (1a) of the CART and SVM trees (CART's alone with categorical
+        features; with data selection, CART's tree on all rows, as the paper); ``warm_start=True`` starts
+        from the CART tree of the same depth (the paper's warm start); ``warm_start="svm"`` from paper 002's
+        greedy tree of linear-SVM splits (:class:`~odtlib.models.SVMTreeClassifier`) fitted on the MIP's own
+        rows (with data selection: the selected rows), for solvers that do not get far from CART's tree in
+        their time limit (not with categorical features).
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight=None)``: the weights multiply c_i in (1a) (with ``"iterative"``, they multiply
+    Algorithm 3's weights).
+
+    Attributes
+    ----------
+    tree_ : odtlib.tree.Tree
+        With :class:`~odtlib.tree.HyperplaneSplit` (and :class:`~odtlib.tree.CategorySplit`) nodes that
+        route every training point of the MIP as the solved model (see "Points on a hyperplane" in the module
+        docstring), leaves labelled round(u_l).
+    solve_result_ : odtlib.solvers.SolveResult
+        Objective (1a), of the last MIP.
+    alpha1_, epsilon_ : float
+        The values used.
+    warm_start_source_ : str or None
+        "cart", "svm", "tree" or None.
+    selected_rows_ : ndarray
+        With data selection: the rows the last MIP was trained on.
+    selection_ : dict
+        With data selection: method, n_selected, selected_fraction, n_lps, lp_seconds (the
+        selection's own seconds, MIPs excluded); with "iterative" also history, Algorithm 3's accuracy
+        per round.
+
+    Examples
+    --------
+    Feature 0 separates the two classes (many hyperplanes do, so the example shows predictions, not
+    the coefficients):
+
+    >>> import numpy as np
+    >>> X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 0, 1, 1])
+    >>> from odtlib.models import SVM1ODT
+    >>> clf = SVM1ODT(depth=1).fit(X, y)
+    >>> clf.score(X, y), clf.predict([[1, 0], [0, 1]]).tolist()
+    (1.0, [1, 0])
+    """
+
+    requires_binary_features = False
+    PAPER_METHODS = {"S1O": {"alpha1": 1000.0, "alpha2": 0.1, "epsilon": 0.01, "warm_start": True}}
+    _parameter_constraints = {
+        **common_constraints(),
+        "warm_start": ["boolean", Tree, StrOptions({"svm", "best"})],
+        "alpha1": [*_non_negative(), None],
+        "alpha2": _non_negative(),
+        "epsilon": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "categorical_features": ["array-like", None],
+        "leaf_capacity_cuts": ["boolean"],
+        "class_coverage_cuts": ["boolean"],
+        "pigeonhole_cut": ["boolean"],
+        "data_selection": [StrOptions({"lp", "balanced", "iterative"}), None],
+        "beta1": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "beta2": [Interval(numbers.Real, 0, 1, closed="right")],
+        "epsilon_prime": _non_negative(),
+        "n_iterations": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, *, depth: int = 2, alpha1: float | None = None, alpha2: float = 0.1,
+                 epsilon: float | None = None,
+                 categorical_features=None, leaf_capacity_cuts: bool = True, class_coverage_cuts: bool = True,
+                 pigeonhole_cut: bool = True, data_selection: str | None = None, beta1: float = 0.2,
+                 beta2: float = 0.05, epsilon_prime: float = 0.0, n_iterations: int = 3,
+                 solver: str = "highs", time_limit: float | None = None,
+                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start="best",
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+        store_parameters(self, locals())
+
+    def fit(self, X, y, sample_weight=None) -> SVM1ODT:
+        """Learn the tree; ``sample_weight`` (one non-negative number per row) multiplies c_i in (1a)."""
+        return self._checked_fit(X, y, sample_weight)
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.warm_start == "svm" and self.categorical_features is not None:
+            raise ValueError("warm_start='svm' grows hyperplanes over every column, which categorical_features "
+                             "cannot take; use warm_start=True (CART) or give a Tree")
+        if self.data_selection is not None and self.categorical_features is not None:
+            raise ValueError("data_selection works on numerical features (convex hulls of points); with "
+                             "categorical_features set data_selection=None, or one-hot encode the categories")
+        if self.alpha1 == 0:
+            raise ValueError("alpha1=0 makes SVM1-ODT trivial: with free margin slack, h = 0 and g = 0 meet every "
+                             "row, so any routing 'classifies' the training data; use alpha1 > 0 (the paper's "
+                             "settings use 30 to 1e6; the larger alpha1 * epsilon, the dearer slack is against errors)")
+
+    # ------------------------------------------------------------------ data selection
+    def _fit(self, X, y, sample_weight=None):
+        self.alpha1_, self.epsilon_ = self._margin_parameters(X)
+        if self.data_selection is None:
+            tree, result = super()._fit(X, y, sample_weight)
+            result = _with_tree_objective(result, self.__dict__.pop("tree_objective_", None))
+        else:
+            tree, result = self._fit_with_selection(X, y, sample_weight)
+        self._warn_if_one_leaf(tree, X, y, sample_weight)
+        return tree, result
+
+    def _margin_parameters(self, X) -> tuple[float, float]:
+        """(α₁, ε): the given values, or for None the data's (module docstring, "Defaults for a user")."""
+        epsilon = default_epsilon(X) if self.epsilon is None else float(self.epsilon)
+        return (SLACK_PRICE / epsilon if self.alpha1 is None else float(self.alpha1)), epsilon
+
+    def _fit_with_selection(self, X, y, sample_weight):
+        check_unit_interval(X, self._column_names(X.shape[1]), type(self).__name__)
+        weights = np.ones(len(y)) if sample_weight is None else sample_weight
+        labels = self.classes_[y]
+        cart = DecisionTreeClassifier(max_depth=self.depth, random_state=self.seed).fit(X, labels)
+        if self.data_selection == "iterative":
+            return self._fit_iteratively(X, labels, weights, cart)
+        return self._fit_on_selected_rows(X, labels, weights, cart)
+
+    def _fit_on_selected_rows(self, X, labels, weights, cart):
+        """Section 3: rows by LPDataSelector in the clusters of ``cart``; the MIP on them from ``cart``."""
+        from odtlib.models.svm1odt.data_selection import LPDataSelector
+
+        selector = LPDataSelector(depth=self.depth, method=self.data_selection, beta1=self.beta1, beta2=self.beta2,
+                                  epsilon_prime=self.epsilon_prime).fit(X, labels, tree=cart)
+        rows = selector.get_support(indices=True)
+        mip = self._mip_on_rows(X, labels, rows, weights[rows], tree_from_cart(cart, cart.classes_))
+        self._record_selection(rows, len(X), n_lps=selector.n_lps_, lp_seconds=selector.lp_seconds_)
+        return mip.tree_, mip.solve_result_
+
+    def _fit_iteratively(self, X, labels, weights, cart):
+        """Algorithm 3 (:func:`~odtlib.models.svm1odt.data_selection.iterative_training`), each round a MIP."""
+        from odtlib.models.svm1odt.data_selection import iterative_training
+
+        last = {}
+
+        def fit_tree(rows, round_weights, start):
+            begin = time.perf_counter()
+            last["mip"] = self._mip_on_rows(X, labels, rows, weights[rows] * round_weights, start)
+            last["rows"], last["mip_seconds"] = rows, last.get("mip_seconds", 0.0) + time.perf_counter() - begin
+            return last["mip"].tree_
+
+        begin = time.perf_counter()
+        _, history = iterative_training(fit_tree, X, labels, depth=self.depth, beta1=self.beta1, beta2=self.beta2,
+                                        epsilon_prime=self.epsilon_prime, n_iterations=self.n_iterations, cart=cart)
+        selection_seconds = time.perf_counter() - begin - last["mip_seconds"]
+        self._record_selection(last["rows"], len(X), lp_seconds=selection_seconds, history=history)
+        return last["mip"].tree_, last["mip"].solve_result_
+
+    def _mip_on_rows(self, X, labels, rows, weights, start: Tree) -> SVM1ODT:
+        """This estimator without data selection, fitted on ``rows`` (warm start ``start`` when warm_start=True)."""
+        warm_start = start if self.warm_start in (True, "best") else self.warm_start
+        mip = clone(self).set_params(data_selection=None, warm_start=warm_start, alpha1=self.alpha1_,
+                                     epsilon=self.epsilon_)
+        mip.fit(X[rows], labels[rows], sample_weight=weights)
+        if self.keep_model:
+            self.model_ = mip.model_
+        return mip
+
+    def _warn_if_one_leaf(self, tree: Tree, X: np.ndarray, y: np.ndarray, sample_weight=None) -> None:
+        """OneLeafTreeWarning when the tree predicts one class on X while CART's tree of the same depth (on the
+        same weights) does not."""
+        if len(np.unique(tree.predict(X).astype(str))) > 1:
+            return
+        cart = DecisionTreeClassifier(max_depth=self.depth, random_state=self.seed).fit(X, y, sample_weight)
+        if len(np.unique(cart.predict(X))) < 2:
+            return
+        warn_user(f"SVM1ODT: the tree predicts one class, while CART's tree of depth {self.depth} splits the data "
+                  f"(alpha1 * epsilon = {self.alpha1_ * self.epsilon_:.3g}: each row inside a margin costs up to that "
+                  "many errors). Lower epsilon below half the gap between close values, or lower alpha1; "
+                  "alpha1=None, epsilon=None choose both from the data", OneLeafTreeWarning)
+
+    def _record_selection(self, rows, n_rows, **facts) -> None:
+        self.selected_rows_ = np.asarray(rows)
+        self.selection_ = {"method": self.data_selection, "n_selected": len(rows),
+                           "selected_fraction": len(rows) / n_rows, **facts}
+
+    # ------------------------------------------------------------------ hooks
+    def _initial_tree(self, ctx):
+        """CART's tree (``warm_start=True``), a given Tree, with ``"svm"`` paper 002's SVM tree on these rows, with
+        ``"best"`` the one of the two that costs less in (1a) (CART's alone with categorical features)."""
+        if self.warm_start == "svm":
+            ctx.notes["warm_start_source_"] = "svm"
+            return self._svm_tree(ctx)
+        if self.warm_start != "best":
+            ctx.notes["warm_start_source_"] = "tree" if isinstance(self.warm_start, Tree) else (
+                "cart" if self.warm_start else None)
+            return super()._initial_tree(ctx)
+        candidates = {"cart": cart_start(ctx, self.seed)}
+        if not ctx.categorical:
+            candidates["svm"] = self._svm_tree(ctx)
+        cost = {name: objective_at(ctx.model, self._start_values(ctx, ctx.model, tree))
+                for name, tree in candidates.items()}
+        best = min(cost, key=cost.get)                           # CART first on ties
+        ctx.notes["warm_start_source_"] = best
+        return candidates[best]
+
+    def _solve(self, ctx, model, start, callbacks):
+        return _without_trivial_bound(super()._solve(ctx, model, start, callbacks))
+
+    def _svm_tree(self, ctx) -> Tree:
+        from odtlib.models.svm_tree import SVMTreeClassifier
+
+        return SVMTreeClassifier(depth=self.depth, random_state=self.seed).fit(ctx.X, ctx.labels).tree_
+
+    def _context(self, X, y) -> SVM1ODTContext:
+        names = self._column_names(X.shape[1])
+        categorical = self._categorical_columns(names)
+        numeric = [j for j in range(X.shape[1]) if j not in set(categorical)]
+        check_unit_interval(X[:, numeric], [names[j] for j in numeric], type(self).__name__)
+        alpha1, epsilon = self._margin_parameters(X)
+        return SVM1ODTContext(X, y, self.classes_, depth=self.depth, categorical=tuple(categorical),
+                              alpha1=alpha1, epsilon=epsilon)
+
+    def _non_numeric_advice(self, X, columns: list[str]) -> str:
+        """fit's error for string columns: the categorical ones take integer codes (the docstring's recipe);
+        the others must be declared categorical or encoded."""
+        declared = self._declared_categorical_names(X)
+        coded = [c for c in columns if c in declared]
+        other = [c for c in columns if c not in declared]
+        advice = []
+        if coded:
+            advice.append(f"categorical_features take integer category codes, not strings: {_codes_recipe(coded)}")
+        if other:
+            advice.append(f"{_list_names(other)} {'is' if len(other) == 1 else 'are'} not in categorical_features: "
+                          f"list {'it' if len(other) == 1 else 'them'} there as codes ({_codes_recipe(other)}) or "
+                          "one-hot encode (odtlib.encoders.OneHotEncoder)")
+        return "; ".join(advice)
+
+    def _declared_categorical_names(self, X) -> set[str]:
+        """The column names of ``X`` (a DataFrame) that ``categorical_features`` lists, by name or by index."""
+        names = [str(c) for c in X.columns]
+        declared = set()
+        for feature in self.categorical_features if self.categorical_features is not None else []:
+            if isinstance(feature, str):
+                declared.add(feature)
+            elif isinstance(feature, numbers.Integral) and 0 <= feature < len(names):
+                declared.add(names[int(feature)])
+        return declared
+
+    def _categorical_columns(self, names: list[str]) -> list[int]:
+        """``categorical_features`` as sorted column indices (names looked up in the fitted column names)."""
+        if self.categorical_features is None:
+            return []
+        columns = []
+        for feature in self.categorical_features:
+            if isinstance(feature, str):
+                if feature not in names:
+                    raise ValueError(f"categorical_features names {feature!r}, which is not a column of X "
+                                     f"(columns {names[:10]}); give column names or indices of X")
+                columns.append(names.index(feature))
+            elif isinstance(feature, numbers.Integral) and not isinstance(feature, bool) and 0 <= feature < len(names):
+                columns.append(int(feature))
+            else:
+                raise ValueError(f"categorical_features entry {feature!r} is not a column of X (it has {len(names)} "
+                                 "columns): give column indices 0..n_features-1 or column names")
+        return sorted(set(columns))
+
+    def _size_terms(self, ctx):
+        n, leaves, branch = ctx.n_samples, 2**ctx.depth, 2**ctx.depth - 1
+        values = sum(len(np.unique(ctx.X[:, j])) for j in ctx.categorical)
+        return {f"e, w ({n} rows × {leaves} leaves × 2)": 2 * n * leaves,
+                f"p⁺, p⁻, m ({n} rows × {branch} branch nodes × 3)": 3 * n * branch,
+                f"h⁺, h⁻ ({branch} branch nodes × 2 × {ctx.n_features} features)": 2 * branch * ctx.n_features,
+                f"s ({branch} branch nodes × {values} category values)": branch * values}
+
+    def _build(self, ctx):
+        ctx.model = build_model(ctx.X, ctx.y, self.depth, ctx.alpha1, self.alpha2, ctx.epsilon,
+                                sample_weight=ctx.sample_weight, categorical=list(ctx.categorical),
+                                n_classes=ctx.n_classes, leaf_capacity_cuts=self.leaf_capacity_cuts,
+                                class_coverage_cuts=self.class_coverage_cuts, pigeonhole_cut=self.pigeonhole_cut)
+        return ctx.model
+
+    def _start_values(self, ctx, model, tree: Tree):
+        """Values of every variable for ``tree`` (CART's univariate splits, hyperplane splits, and on
+        categorical columns "code <= θ" as the value subset it is)."""
+        routing = full_tree_routing(tree, ctx.X, ctx.depth)
+        start = ComponentMap()
+        self._leaf_start(ctx, model, routing, start)
+        for b in model.N:
+            reaching = routing.reaches(b)
+            split = routing.splits.get(b)
+            column = _categorical_column(split, ctx.categorical)
+            if column is None:
+                self._hyperplane_start(ctx, model, b, split, reaching, routing, start)
+            else:
+                self._category_start(ctx, model, b, column, split[1], start)
+        return start
+
+    @staticmethod
+    def _leaf_start(ctx, model, routing, start) -> None:
+        class_index = {label: k for k, label in enumerate(ctx.classes.tolist())}
+        for l in model.L:
+            u = class_index.get(routing.leaf_label.get(l), 0) + 1
+            start[model.u[l]] = float(u)
+            for i in model.I:
+                inside = routing.leaf[i] == l
+                start[model.e[i, l]] = float(inside)
+                start[model.w[i, l]] = float(u * inside)
+                if inside:
+                    start[model.c[i]] = float(ctx.y[i] + 1 != u)
+
+    def _hyperplane_start(self, ctx, model, b, split, reaching, routing, start) -> None:
+        """(h, g) = the split scaled so that |g - h·x| <= 1 on every point ((1g)/(1i) with M = 1); slack where a
+        point is closer than ε; a node that does not split gets h = 0, g = 1 (everything left)."""
+        if split is None:
+            a, g = np.zeros(ctx.n_features), 1.0
+        else:
+            a, g = split
+            largest = max(np.abs(g - ctx.X @ a).max(), np.abs(a).max() if hasattr(model, "C") else 0.0, 1e-12)
+            a, g = a / largest, g / largest     # with categorical columns (8e) also asks |h_bj| <= 1
+        for j in model.Q:
+            start[model.h_pos[b, j]], start[model.h_neg[b, j]] = max(a[j], 0.0), max(-a[j], 0.0)
+        start[model.g[b]] = g
+        gap = g - ctx.X @ a
+        for i in model.I:
+            start[model.p_pos[i, b]], start[model.p_neg[i, b]] = max(gap[i], 0.0), max(-gap[i], 0.0)
+            start[model.m[i, b]] = max(ctx.epsilon - abs(gap[i]), 0.0) if reaching[i] else 0.0
+        if hasattr(model, "C"):
+            for j in model.C:
+                start[model.h_cat[b, j]] = 0.0
+            for j, v in model.CV:
+                start[model.s[b, j, v]] = 0.0
+
+    @staticmethod
+    def _category_start(ctx, model, b, column, threshold, start) -> None:
+        """A univariate split ``code <= θ`` on a categorical column: the subset of codes <= θ goes left."""
+        for j in model.C:
+            start[model.h_cat[b, j]] = float(j == column)
+        for j, v in model.CV:
+            start[model.s[b, j, v]] = float(j == column and v <= threshold)
+        for j in model.Q:
+            start[model.h_pos[b, j]], start[model.h_neg[b, j]] = 0.0, 0.0
+        start[model.g[b]] = 0.0
+        for i in model.I:
+            start[model.p_pos[i, b]], start[model.p_neg[i, b]], start[model.m[i, b]] = 0.0, 0.0, 0.0
+
+    def _decode(self, ctx, model):
+        """Hyperplane (and category) splits that route the training points as the solved e_il; leaf labels
+        round(u_l)."""
+        leaf_of = np.array([max(model.L, key=lambda l: pyo.value(model.e[i, l])) for i in model.I])
+        splits, categories, n_conflicts = {}, {}, 0
+        for b in model.N:
+            below = model.tree.leaves_below(b)
+            reaching = np.isin(leaf_of, below)
+            left = reaching & np.isin(leaf_of, below[: len(below) // 2])
+            column = _chosen_category(model, b)
+            if column is not None:
+                categories[b] = (column, [v for j, v in model.CV if j == column and pyo.value(model.s[b, j, v]) > 0.5])
+                splits[b] = (np.zeros(ctx.n_features), 0.0)      # a placeholder, replaced by the CategorySplit
+                continue
+            h = np.zeros(ctx.n_features)
+            for j in model.Q:
+                h[j] = pyo.value(model.h_pos[b, j]) - pyo.value(model.h_neg[b, j])
+            g = float(pyo.value(model.g[b]))
+            values = ctx.X @ h
+            threshold = threshold_between(values[left], values[reaching & ~left], g, ctx.epsilon)
+            if threshold is None:
+                n_conflicts += _points_on_the_wrong_side(values[left], values[reaching & ~left], g)
+                threshold = g
+            splits[b] = (h, threshold)
+        labels = {l: ctx.classes[int(np.clip(round(pyo.value(model.u[l])), 1, ctx.n_classes)) - 1] for l in model.L}
+        tree = hyperplane_tree(ctx.depth, splits, labels)
+        if n_conflicts:
+            message = (f"SVM1ODT: the solved model put {n_conflicts} training points on a hyperplane and routed them "
+                       "to both sides (paid by margin slack), which no threshold reproduces; the tree sends them by "
+                       "h·x <= g")
+            if not categories:      # the tree's own (1a) replaces the model's in solve_result_ (SVM1ODT._fit)
+                own = ctx.notes["tree_objective_"] = objective_at(model, self._start_values(ctx, model, tree))
+                message += f", and solve_result_.objective is the tree's own (1a), {own:.6g}"
+            warn_user(message + ". Raise alpha1 (alpha1 * epsilon above the number of points rules it out)",
+                      UserWarning)
+        if not categories:
+            return tree
+        nodes = dict(tree.nodes)
+        for b, (column, codes) in categories.items():
+            nodes[b] = CategorySplit(column, codes, 2 * b, 2 * b + 1)
+        return Tree(nodes, root=1)
+
+
+def _codes_recipe(columns: list[str]) -> str:
+    """The pandas line that turns string columns into category codes, for SVM1ODT's errors."""
+    codes = '.astype("category").cat.codes'
+    if len(columns) == 1:
+        return f"X[{columns[0]!r}] = X[{columns[0]!r}]{codes}"
+    return f"X[c] = X[c]{codes} for each column c of {_list_names(columns)}"
+
+
+def _categorical_column(split, categorical: tuple) -> int | None:
+    """The categorical column a warm-start split tests alone, or None for a split on numerical columns."""
+    if split is None or not categorical:
+        return None
+    used = np.flatnonzero(split[0])
+    on_categories = [j for j in used if j in set(categorical)]
+    if not on_categories:
+        return None
+    if len(used) > 1:
+        raise ValueError("a warm-start hyperplane uses a categorical column with other columns; SVM1ODT splits "
+                         "a categorical column alone (give a univariate warm start or warm_start=False)")
+    return int(used[0])
+
+
+def _chosen_category(model, b) -> int | None:
+    """The categorical column node b splits on in the solved model (h_bj = 1), or None."""
+    if not hasattr(model, "C"):
+        return None
+    chosen = [j for j in model.C if pyo.value(model.h_cat[b, j]) > 0.5]
+    return chosen[0] if chosen else None
+
+
+def _points_on_the_wrong_side(left_values: np.ndarray, right_values: np.ndarray, g: float) -> int:
+    """Points a threshold g routes against the model: right-routed ones with value <= g, left ones above."""
+    return int((right_values <= g).sum() + (left_values > g).sum())
+
+
+def cart_start(ctx: SVM1ODTContext, seed: int) -> Tree:
+    """CART's tree of the context's depth on its rows (the paper's warm start)."""
+    from odtlib.models._pipeline import cart_tree
+
+    return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=seed)
+
+
+def objective_at(model: pyo.ConcreteModel, values: ComponentMap) -> float:
+    """Objective (1a) at the variable values ``values`` (a start of :meth:`SVM1ODT._start_values`)."""
+    repn = generate_standard_repn(model.objective.expr, compute_values=True)
+    return float(repn.constant) + sum(float(c) * values.get(v, 0.0) for c, v in zip(repn.linear_coefs,
+                                                                                     repn.linear_vars))
+
+
+def _without_trivial_bound(result):
+    """No bound and no gap instead of (1a)'s trivial bound 0 (the LP relaxation's, module docstring), which would
+    read "gap 100 %"; the solver's number stays in ``extra["solver_bound"]``."""
+    if result.status != "optimal" and result.bound is not None and result.bound <= 1e-9:
+        result.extra["solver_bound"] = result.bound
+        result.bound, result.gap = None, None
+        result.restate_trace()
+    return result
+
+
+def _with_tree_objective(result, tree_objective: float | None):
+    """The decoded tree's own (1a) as the objective when the model routed rows against their hyperplane value."""
+    if tree_objective is not None:
+        result.extra["model_objective"] = result.objective
+        result.objective = tree_objective
+        result.gap = relative_gap(tree_objective, result.bound)
+        result.restate_trace()
+    return result

@@ -1,0 +1,71 @@
+"""What paper 003's estimators share: the problem ``accuracy - λ·leaves`` over sparse trees of depth <= D.
+
+Keegan, Forbes, Corry & Abolghasemi (2025). :class:`RegularizedContext` carries what one fit of that problem
+knows -- λ, the per-leaf penalty in samples α = |I|·λ, the depth-2 solver D2S (built on first use) and the
+EQP inequalities when a master uses them -- so every plug-in of :mod:`odtlib.models.univariate.accel` reads them from
+one place. :class:`RegularizedTreeClassifier` gives both estimators exact gaps on the accuracy scale and the
+CART warm start pruned with the leaf penalty.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from functools import cached_property
+
+import pyomo.environ as pyo
+from sklearn.utils._param_validation import Interval
+
+from odtlib.models.univariate._flow_model import FlowModelClassifier
+from odtlib.models._pipeline import FitContext, common_constraints, objective_step
+from odtlib.models.univariate._sparse_tree import SparseTree, sparse_from_assignment
+from odtlib.models.univariate.accel.d2s import Depth2Solver
+
+__all__ = ["RegularizedContext", "RegularizedTreeClassifier", "regularized_constraints"]
+
+
+def regularized_constraints(**extra) -> dict:
+    """Parameter constraints of the paper-003 estimators (``leaf_penalty`` in [0, 1]) plus ``extra``."""
+    return {**common_constraints(), "leaf_penalty": [Interval(numbers.Real, 0, 1, closed="both")], **extra}
+
+
+@dataclass
+class RegularizedContext(FitContext):
+    """A fit of problem (1): the data, λ (``leaf_penalty``) and the master's per-fit objects."""
+
+    leaf_penalty: float = 0.0
+    eqp: object | None = None   # the EQPInequalities added to the master, or None
+    max_memory: float | None = None   # bytes D2S may hold and allocate (None: a quarter of the machine's memory)
+
+    @property
+    def alpha(self) -> float:
+        """The per-leaf penalty counted in samples, α = |I|·λ (what D2S and the path-bound cuts use)."""
+        return self.n_samples * self.leaf_penalty
+
+    @cached_property
+    def d2s(self) -> Depth2Solver:
+        """The depth-2 subroutine on this training set (its cache lives as long as the fit)."""
+        return Depth2Solver(self.X01, self.y, n_classes=self.n_classes, max_memory=self.max_memory)
+
+
+class RegularizedTreeClassifier(FlowModelClassifier):
+    """Shared plumbing of the paper-003 estimators (not used directly)."""
+
+    def _context(self, X, y) -> RegularizedContext:
+        return RegularizedContext(X, y, self.classes_, depth=self.depth, leaf_penalty=self.leaf_penalty,
+                                  max_memory=getattr(self, "max_memory", None))
+
+    def _objective_step(self, ctx):
+        """Objective (1) is ``(q·correct - n·p·leaves) / (n·q)`` for λ = p/q: steps of 1/(n·q)."""
+        return objective_step(self.leaf_penalty, scale=ctx.n_samples)
+
+    def _cart_ccp_alpha(self) -> float:
+        """CART pruned with ccp_alpha = λ: scikit-learn charges α per leaf against the sample-weighted
+        impurity (a fraction of the samples), the same scale as λ per leaf against accuracy in (1)."""
+        return self.leaf_penalty
+
+    def _assignment_start(self, ctx, model, branch_feature, node_label):
+        return self._sparse_start(ctx, model, sparse_from_assignment(branch_feature, node_label, ctx.depth))
+
+    def _sparse_start(self, ctx: RegularizedContext, model: pyo.ConcreteModel, tree: SparseTree):
+        """Values of the model's variables for a sparse tree."""
+        raise NotImplementedError
