@@ -297,7 +297,7 @@ def test_toy_instance_is_ten_one_hot_days_in_three_groups():
 
 
 def test_toy_bounds_and_optimum_are_the_ones_derived_by_hand():
-    from odtlib.models.categorical_odt import build_model
+    from odtlib.models.categorical.categorical_odt import build_model
     from odtlib.teaching import root_bounds
 
     A, positive, groups, _ = p000.toy_instance()

@@ -192,7 +192,7 @@ def check_toy_section(report_dir, names):
 
 
 def test_benders_cut_of_one_point_at_a_hand_chosen_tree():
-    from odtlib.models import bendersoct
+    from odtlib.models.univariate import bendersoct
     from odtlib.solvers import solve
     # depth 1, root tests x1 (b[1,1] = 1), leaf 2 predicts 0, leaf 3 predicts 1. Point 2 = (1, 0, 1) of class 1
     # has x1 = 0 and goes left to leaf 2, which predicts 0: misclassified. Its path is {1, 2}; the arc leaving

@@ -211,8 +211,8 @@ def test_toy_optimum_derived_by_hand(lam, expected, leaves):
 def test_root_path_bound_cuts_close_the_toys_search():
     """Depth 2: the root is the only candidate of Algorithm 2 and R_P = 0, so (26) fixes the tree to D2S's optimal
     XOR tree and the search ends at the root; without the cuts the root LP lies above 0.70 and the search branches."""
-    from odtlib.models._regularized import RegularizedContext
-    from odtlib.models.accel import PathBoundCuts
+    from odtlib.models.univariate._regularized import RegularizedContext
+    from odtlib.models.univariate.accel import PathBoundCuts
     from odtlib.teaching import add_rows, branch_and_bound, lp_point
 
     lam = p003.TOY_LEAF_PENALTY

@@ -769,11 +769,11 @@ def toy_days() -> pd.DataFrame:
 
 
 def toy_instance(days: pd.DataFrame | None = None):
-    """What `odtlib.models.categorical_odt.build_model` takes, for ``days`` (default `toy_days`): the one-hot
-    0/1 matrix A, the positive rows (play = 1), the groups (one per feature, columns ordered by value, so the first
-    value is the anchor j(g) of (13)) and the names of A's columns."""
+    """What `~odtlib.models.categorical.categorical_odt.build_model` takes, for ``days`` (default
+    `toy_days`): the one-hot 0/1 matrix A, the positive rows (play = 1), the groups (one per feature, columns
+    ordered by value, so the first value is the anchor j(g) of (13)) and the names of A's columns."""
     from odtlib.encoders import CategoricalEncoding
-    from odtlib.models.categorical_odt import resolve_groups
+    from odtlib.models.categorical.categorical_odt import resolve_groups
 
     days = toy_days() if days is None else days
     features = days.drop(columns="play")

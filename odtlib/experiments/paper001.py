@@ -495,7 +495,7 @@ def in_sample_summary(instances: pd.DataFrame) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------------- toy
 # The notebook's opening (Section 3 of the paper on ten points): the Benders master (8) without its cuts, the
 # cut (8.2) of Proposition 1 for one point at one integer tree, and the restart loop that adds them by hand.
-# The cuts come from the library's separation (odtlib.models.benders), only named here for printing.
+# The cuts come from the library's separation (odtlib.models.univariate.benders_cuts), only named here for printing.
 TOY_X = np.array([[0, 0, 1], [0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 0, 0],
                   [1, 1, 1], [0, 1, 0], [1, 0, 0], [1, 1, 1], [0, 0, 1]])   # the tutorial's ten points
 TOY_Y = np.array([0, 0, 1, 1, 0, 1, 0, 1, 0, 0])
@@ -537,7 +537,7 @@ class BendersCut:
 
 def tree_arrays(model) -> tuple[np.ndarray, np.ndarray]:
     """The solved (b, w) of a flow-type model, rounded, on the full node grid 0 .. 2^(d+1)-1 that
-    :mod:`odtlib.models.benders` uses (row 0 and the leaf rows of b stay 0)."""
+    :mod:`odtlib.models.univariate.benders_cuts` uses (row 0 and the leaf rows of b stay 0)."""
     import pyomo.environ as pyo
 
     size = 2 ** (model.tree.depth + 1)
@@ -552,7 +552,7 @@ def tree_arrays(model) -> tuple[np.ndarray, np.ndarray]:
 def master_tree(model):
     """The tree of a solved flow-type model (FlowOCT or the Benders master), as an :class:`~odtlib.tree.Tree`
     on the features x0, x1, ... (classes as indices)."""
-    from odtlib.models._flow_tree import decode_branching
+    from odtlib.models.univariate._flow_tree import decode_branching
     from odtlib.tree import Tree
 
     branch_feature, node_label = decode_branching(model, model.tree)
@@ -562,9 +562,9 @@ def master_tree(model):
 
 def benders_cut(X: np.ndarray, y: np.ndarray, b: np.ndarray, w: np.ndarray, depth: int, point: int) -> BendersCut:
     """The cut (8.2) of one point at the integer tree (b, w), from the library's separation: the source set of
-    Proposition 1 (:func:`~odtlib.models.benders.path_source_sets`) and its cut arcs
-    (:func:`~odtlib.models.benders.cut_coefficients`)."""
-    from odtlib.models.benders import cut_coefficients, path_source_sets
+    Proposition 1 (:func:`~odtlib.models.univariate.benders_cuts.path_source_sets`) and its cut arcs
+    (:func:`~odtlib.models.univariate.benders_cuts.cut_coefficients`)."""
+    from odtlib.models.univariate.benders_cuts import cut_coefficients, path_source_sets
 
     X = np.asarray(X, dtype=np.float64)[[point]]
     label = np.asarray(y)[[point]]
@@ -581,7 +581,7 @@ def violated_benders_cuts(model, X: np.ndarray, y: np.ndarray) -> list[BendersCu
     that the master's tree misclassifies although it counts them (what the lazy callback adds)."""
     import pyomo.environ as pyo
 
-    from odtlib.models.benders import path_source_sets
+    from odtlib.models.univariate.benders_cuts import path_source_sets
 
     b, w = tree_arrays(model)
     depth = model.tree.depth

@@ -705,7 +705,7 @@ def toy_data() -> tuple[np.ndarray, np.ndarray]:
 
 def routing_values(model) -> np.ndarray:
     """The solved w̄ of a formulation-(1) model as a (points × nodes) array, column t = node t (column 0 unused):
-    the layout `odtlib.models.shattering.ShatteringSeparator.separate` reads."""
+    the layout `odtlib.models.hyperplane.shattering.ShatteringSeparator.separate` reads."""
     w = np.zeros((len(model.I), len(model.V) + 1))
     for (i, t), var in model.w.items():
         w[i, t] = var.value
@@ -723,7 +723,7 @@ def add_cuts(model, cuts, name: str = "shattering_cuts"):
     """Add the rows (17) of ``cuts`` to ``model`` as one constraint family ``name``; returns the model."""
     import pyomo.environ as pyo
 
-    from odtlib.models.shattering import shattering_row
+    from odtlib.models.hyperplane.shattering import shattering_row
 
     rows = pyo.ConstraintList(doc="(17) shattering cuts")
     model.add_component(name, rows)
@@ -748,8 +748,8 @@ def separation_rounds(X: np.ndarray, y: np.ndarray, depth: int, solver: str = "h
     row per round (its LP bound, the cuts found and their left-hand side at the LP point) and every cut found."""
     import pyomo.environ as pyo
 
-    from odtlib.models import soct
-    from odtlib.models.shattering import ShatteringSeparator, shattering_row
+    from odtlib.models.hyperplane import soct
+    from odtlib.models.hyperplane.shattering import ShatteringSeparator, shattering_row
     from odtlib.solvers import solve
 
     lp = soct.build_model(X, y, depth, benders_nodes=list(range(1, 2**depth)))   # (1) without (1m)

@@ -698,13 +698,13 @@ def toy_optimum(leaf_penalty: float) -> float:
 
 
 def flow_model_with_scores(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float):
-    """The compact model of problem (1) (`odtlib.models.regularized_flowoct.build_model`) with the master's score
-    variables θ_i added as the flow of sample i into the sink (2): the plug-ins written for BendOCT's master (4),
-    such as the path-bound cuts, which read b, p, w and θ, then run on a complete model, one that
-    `odtlib.teaching.branch_and_bound` can search without Benders cuts."""
+    """The compact model of problem (1) (`odtlib.models.univariate.regularized_flowoct.build_model`) with the
+    master's score variables θ_i added as the flow of sample i into the sink (2): the plug-ins written for
+    BendOCT's master (4), such as the path-bound cuts, which read b, p, w and θ, then run on a complete model,
+    one that `odtlib.teaching.branch_and_bound` can search without Benders cuts."""
     import pyomo.environ as pyo
 
-    from odtlib.models import regularized_flowoct
+    from odtlib.models.univariate import regularized_flowoct
 
     model = regularized_flowoct.build_model(X, y, depth, leaf_penalty)
     model.theta = pyo.Var(model.I, bounds=(0, 1), doc="(4d) classification score of sample i")
