@@ -150,11 +150,11 @@ def enhancement_times(results: StoredResults) -> tuple[pd.DataFrame, str]:
     """Table 2's ablation runs of the full grid: solve time (s) per dataset and variant ('All', 'Nothing')."""
     from odtlib.experiments import paper000 as p000
 
-    stored, total = p000._full_grid_runs(results, "ablation", lambda c: c["variant"] in ("All", "Nothing"))
+    stored, total = p000.full_grid_runs(results, "ablation", lambda c: c["variant"] in ("All", "Nothing"))
     ok = stored[stored["status"] == "ok"] if len(stored) else stored
     if ok.empty:
         raise NotStoredYet(f"0 of {total} runs of Table 2's ablation stored")
-    times = ok.assign(time_s=p000._time_of(ok)).pivot_table(index="dataset", columns="variant", values="time_s")
+    times = ok.assign(time_s=p000.solve_times(ok)).pivot_table(index="dataset", columns="variant", values="time_s")
     return times.reindex(columns=["All", "Nothing"]), f"{len(stored)} of {total} runs stored"
 
 
@@ -185,8 +185,8 @@ def accuracy_vs_cart(results: StoredResults) -> tuple[pd.DataFrame, str]:
 
     gains, notes = {}, []
     for selection in (False, True):
-        cells, coverage, _missing = p000._accuracy_cells(results, feature_selection=selection)
-        gains["with feature selection" if selection else "no feature selection"] = p000._best_odt_gain(cells)
+        cells, coverage, _missing = p000.accuracy_cells(results, feature_selection=selection)
+        gains["with feature selection" if selection else "no feature selection"] = p000.best_odt_gain(cells)
         notes.append(coverage.split(";")[0])
     frame = pd.DataFrame(gains)
     if frame.dropna(how="all").empty:
@@ -223,7 +223,7 @@ def table2_accuracy(results: StoredResults) -> tuple[pd.DataFrame, str]:
     paper's four columns and our mean test accuracy (%) of the exact optimum."""
     from odtlib.experiments import paper001 as p001
 
-    cells, coverage = p001._exact_cells(results)
+    cells, coverage = p001.exact_cells(results)
     if cells.empty:
         raise NotStoredYet(coverage)
     return cells[["dataset", "depth", *TABLE2_METHODS, EXACT]], coverage.split(";")[0]
@@ -263,13 +263,13 @@ def fig4_time(results: StoredResults) -> tuple[pd.DataFrame, str]:
     from odtlib.experiments import paper002 as p002
     from odtlib.experiments.reference import reference_table
 
-    runs, _total, coverage = p002._stored(results, "direct", lambda c: c["method"] in p002.CLAIM_METHODS)
+    runs, _total, coverage = p002.stored_runs(results, "direct", lambda c: c["method"] in p002.CLAIM_METHODS)
     ok = runs[runs["status"] == "ok"] if len(runs) else runs
     if ok.empty:
         raise NotStoredYet(coverage)
     limit = p002.PROFILES["full"].time_limit
     frame = p002.direct_frame(ok, limit)
-    frame = frame.assign(t=p002._time_at_paper_limit(frame), group=frame["depth"].astype(int).astype(str))
+    frame = frame.assign(t=p002.time_at_paper_limit(frame), group=frame["depth"].astype(int).astype(str))
     ours = pd.concat([frame, frame.assign(group="all")]).groupby(["method", "group"], sort=False)["t"].mean()
     paper = reference_table("002", "text_numbers")
     paper = paper[paper["source"].isin(["Fig4a", "Fig4d"])].set_index(["method", "depth"])["mean"].astype(float)
@@ -293,7 +293,7 @@ def proved_instances(results: StoredResults) -> tuple[pd.DataFrame, str]:
     """Fig. 6: the finished runs of the full grid's instances (method, solve time, proved or not)."""
     from odtlib.experiments import paper003 as p003
 
-    instances = p003._stored_instances(results)
+    instances = p003.stored_instances(results)
     if instances.empty:
         raise NotStoredYet("no stored run of the instances experiment")
     finished = instances[~instances["failed"]]
@@ -359,7 +359,7 @@ def s1o_vs_cart(results: StoredResults) -> tuple[pd.DataFrame, str]:
 
     rows, notes = [], []
     for depth, tables in ((2, (2, 3, 4, 5)), (3, (1,))):
-        means, datasets, coverage = p004._medium_means(results, (p004.S1O, p004.CART), depth, tables)
+        means, datasets, coverage = p004.medium_means(results, (p004.S1O, p004.CART), depth, tables)
         paper = pd.concat([p004.paper_table(t) for t in tables])
         paper = paper.pivot_table(index="dataset", columns="method", values="test_acc")
         for dataset in datasets:

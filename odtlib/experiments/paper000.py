@@ -49,6 +49,7 @@ __all__ = [
     "ordered_configs", "large_difference_reason", "explain_differences", "full_run_coverage", "CLAIMS_EXPERIMENT",
     "not_compared_reason", "compare_table6", "compare_table7", "table7_times", "compare_table12", "compare_table13",
     "compare_table14", "TOY_DAYS", "TOY_VARIANTS", "toy_days", "toy_instance",
+    "full_grid_runs", "accuracy_cells", "best_odt_gain", "solve_times",
 ]
 
 DATASETS = ("a1a", "bc", "heloc", "krkp", "mush", "ttt", "monks-1", "votes", "heart", "student")
@@ -791,7 +792,7 @@ def toy_instance(days: pd.DataFrame | None = None):
 CLAIMS_EXPERIMENT = "runs"
 
 
-def _full_grid_runs(results: StoredResults, table: str, keep=lambda config: True) -> tuple[pd.DataFrame, int]:
+def full_grid_runs(results: StoredResults, table: str, keep=lambda config: True) -> tuple[pd.DataFrame, int]:
     """The stored runs of the full profile's ``table`` (a key of `grids`) whose config ``keep`` selects, and how
     many such runs the grid has."""
     from odtlib.experiments.store import config_key
@@ -827,10 +828,10 @@ def _joined(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def _accuracy_cells(results: StoredResults, feature_selection: bool) -> tuple[pd.DataFrame, str, list[str]]:
+def accuracy_cells(results: StoredResults, feature_selection: bool) -> tuple[pd.DataFrame, str, list[str]]:
     """Tables 8-9 in the stored full run: per public dataset (rows) and method (ODT-<topology>, CART-D3), the
     mean test accuracy (%) over the stored splits; the coverage note; the datasets missing a cell."""
-    stored, total = _full_grid_runs(results, "accuracy", lambda c: c["method"] == "CART-D3"
+    stored, total = full_grid_runs(results, "accuracy", lambda c: c["method"] == "CART-D3"
                                     or bool(c["feature_selection"]) == feature_selection)
     coverage = _joined(_coverage(stored, total), _run_notes(stored) if len(stored) else "")
     methods = [f"ODT-{t}" for t in TOPOLOGIES] + ["CART-D3"]
@@ -849,7 +850,7 @@ def _missing_reason(what: str, coverage: str, missing: list[str]) -> str:
            f"{', ...' if len(missing) > 4 else ''})"
 
 
-def _best_odt_gain(cells: pd.DataFrame) -> pd.Series:
+def best_odt_gain(cells: pd.DataFrame) -> pd.Series:
     """Per dataset: the best topology's mean test accuracy minus CART-D3's (points), as Tables 8-11 are read."""
     return cells.filter(like="ODT-").max(axis=1) - cells["CART-D3"]
 
@@ -858,10 +859,10 @@ def _best_odt_gain(cells: pd.DataFrame) -> pd.Series:
 def datasets_beating_cart(results: StoredResults, feature_selection: bool = False, margin: float = 1.0) -> Measured:
     """Tables 8-9: on how many public datasets the best topology's mean test accuracy beats CART-D3's by more
     than ``margin`` points, once every dataset has a result of every topology and of CART-D3."""
-    cells, coverage, missing = _accuracy_cells(results, feature_selection)
+    cells, coverage, missing = accuracy_cells(results, feature_selection)
     if missing:
         return Measured(None, reason=_missing_reason("a topology or CART-D3", coverage, missing))
-    gains = _best_odt_gain(cells)
+    gains = best_odt_gain(cells)
     winners = [d for d in gains.index if gains[d] > margin]
     return Measured(len(winners), n=len(gains), note=f"ahead by more than {margin:g} point(s) on "
                                                      f"{', '.join(winners) or 'none'}; {coverage}")
@@ -870,10 +871,10 @@ def datasets_beating_cart(results: StoredResults, feature_selection: bool = Fals
 @metric("000")
 def mean_gain_over_cart(results: StoredResults, feature_selection: bool = True) -> Measured:
     """Tables 8-9: the mean over the public datasets of the best topology's mean test accuracy minus CART-D3's."""
-    cells, coverage, missing = _accuracy_cells(results, feature_selection)
+    cells, coverage, missing = accuracy_cells(results, feature_selection)
     if missing:
         return Measured(None, reason=_missing_reason("a topology or CART-D3", coverage, missing))
-    gains = _best_odt_gain(cells)
+    gains = best_odt_gain(cells)
     return Measured(round(float(gains.mean()), 2), n=len(gains),
                     note=f"largest gain {gains.max():.1f} ({gains.idxmax()}), smallest {gains.min():.1f} "
                          f"({gains.idxmin()}); {coverage}")
@@ -883,7 +884,7 @@ def mean_gain_over_cart(results: StoredResults, feature_selection: bool = True) 
 def odt_test_accuracy(results: StoredResults, dataset: str = "monks-1", topology: str = "imbalanced",
                       feature_selection: bool = False) -> Measured:
     """Tables 8-9: one topology's mean test accuracy (%) on one dataset over the stored splits."""
-    stored, total = _full_grid_runs(results, "accuracy", lambda c: c["dataset"] == dataset and c["method"] == "ODT"
+    stored, total = full_grid_runs(results, "accuracy", lambda c: c["dataset"] == dataset and c["method"] == "ODT"
                                     and c["topology"] == topology
                                     and bool(c["feature_selection"]) == feature_selection)
     ok = _with_tree(stored) if len(stored) else stored
@@ -898,7 +899,7 @@ def odt_test_accuracy(results: StoredResults, dataset: str = "monks-1", topology
 def branching_gain(results: StoredResults, dataset: str = "mush", topology: str = "depth2") -> Measured:
     """Table 6: comb-con's (max_card 2) mean test accuracy minus simple branching's (max_card 1), over the splits
     where both have a tree."""
-    stored, total = _full_grid_runs(results, "branching", lambda c: c["dataset"] == dataset
+    stored, total = full_grid_runs(results, "branching", lambda c: c["dataset"] == dataset
                                     and c["topology"] == topology and c["max_card"] in (1, 2))
     coverage = _joined(_coverage(stored, total), _run_notes(stored) if len(stored) else "")
     ok = _with_tree(stored) if len(stored) else stored
@@ -917,8 +918,8 @@ def branching_gain(results: StoredResults, dataset: str = "mush", topology: str 
 def datasets_not_worse_than_pruned_cart(results: StoredResults) -> Measured:
     """Table 13: on how many public datasets the validated topology's mean test accuracy is at least pruned
     CART's, once every dataset has a validated choice and a CART run."""
-    validation, n_validation = _full_grid_runs(results, "validation")
-    tested, n_tested = _full_grid_runs(results, "selection_test")
+    validation, n_validation = full_grid_runs(results, "validation")
+    tested, n_tested = full_grid_runs(results, "selection_test")
     coverage = f"{len(validation) + len(tested)} of {n_validation + n_tested} runs stored"
     if validation.empty or tested.empty:
         return Measured(None, reason=f"full run: {coverage}")
@@ -938,7 +939,7 @@ def tradeoff_test_tpr(results: StoredResults, topology: str = "depth2", floors=(
     given training-TPR floors, over the stored runs proved optimal (an incumbent stopped at the limit may be the
     trivial all-malignant tree, whose test TPR says nothing)."""
     floors = [float(f) for f in floors]
-    stored, total = _full_grid_runs(results, "tradeoff", lambda c: c["topology"] == topology
+    stored, total = full_grid_runs(results, "tradeoff", lambda c: c["topology"] == topology
                                     and float(c["floor"]) in floors)
     coverage = _joined(_coverage(stored, total), _run_notes(stored) if len(stored) else "")
     proved = _with_tree(stored[_solved(stored)]) if len(stored) else stored
@@ -952,7 +953,7 @@ def tradeoff_test_tpr(results: StoredResults, topology: str = "depth2", floors=(
                                  f"proved-optimal runs only ({len(proved)})", coverage))
 
 
-def _time_of(frame: pd.DataFrame) -> pd.Series:
+def solve_times(frame: pd.DataFrame) -> pd.Series:
     return pd.to_numeric(frame["solve_runtime"], errors="coerce")
 
 
@@ -961,12 +962,12 @@ def enhancement_speedup(results: StoredResults, datasets=("bc", "krkp", "ttt"), 
     """Table 2: the smallest ratio over ``datasets`` of the solve time of 'Nothing' to that of 'All'. A
     'Nothing' run stopped at the limit makes its ratio, and so the smallest, a lower bound; an 'All' run not
     proved optimal leaves its ratio undetermined."""
-    stored, total = _full_grid_runs(results, "ablation", lambda c: c["dataset"] in datasets
+    stored, total = full_grid_runs(results, "ablation", lambda c: c["dataset"] in datasets
                                     and c["n_train"] == n_train and c["variant"] in ("All", "Nothing"))
     coverage = _coverage(stored, total)
     if len(stored) < total or (stored["status"] != "ok").any():
         return Measured(None, reason=_joined(f"full run: {coverage}", _run_notes(stored) if len(stored) else ""))
-    runs = stored.assign(time_s=_time_of(stored), proved=_solved(stored)).set_index(["dataset", "variant"])
+    runs = stored.assign(time_s=solve_times(stored), proved=_solved(stored)).set_index(["dataset", "variant"])
     unproved_all = [d for d in datasets if not runs.loc[(d, "All"), "proved"]]
     if unproved_all:
         return Measured(None, reason=f"'All' not proved optimal within the limit on {', '.join(unproved_all)}: "
@@ -983,7 +984,7 @@ def feature_selection_speedup(results: StoredResults, datasets=("krkp", "bc"), t
                               sizes=(200, 600)) -> Measured:
     """Tables 4-5: the total solve time without feature selection over the total with it. Runs without it
     stopped at the limit make the ratio a lower bound; a run with it not proved leaves the ratio undetermined."""
-    stored, total = _full_grid_runs(results, "timing", lambda c: c["dataset"] in datasets
+    stored, total = full_grid_runs(results, "timing", lambda c: c["dataset"] in datasets
                                     and c["topology"] == topology and c["n_train"] in sizes)
     coverage = _coverage(stored, total)
     if len(stored) < total or (stored["status"] != "ok").any():
@@ -993,7 +994,7 @@ def feature_selection_speedup(results: StoredResults, datasets=("krkp", "bc"), t
     if not proved[selected].all():
         return Measured(None, reason=f"{int((~proved[selected]).sum())} run(s) with feature selection not proved "
                                      f"optimal: the ratio is undetermined; {coverage}")
-    times = _time_of(stored)
+    times = solve_times(stored)
     without, with_selection = float(times[~selected].sum()), float(times[selected].sum())
     censored = int((~proved[~selected]).sum())
     return Measured(round(without / max(with_selection, 1e-9), 2), n=len(stored),

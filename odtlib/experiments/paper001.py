@@ -45,6 +45,7 @@ __all__ = [
     "max_proved_gap", "full_gap_share", "exact_cell_accuracy", "exact_minus_paper", "max_relative_gain",
     "TOY_X", "TOY_Y", "BendersCut", "tree_arrays", "master_tree", "benders_cut", "violated_benders_cuts",
     "benders_by_hand",
+    "exact_cells",
 ]
 
 DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
@@ -736,7 +737,7 @@ def full_gap_share(results: StoredResults, method: str = "BinOCT", min_size: int
                     note=f"{int(full.sum())} of {len(large)} {method} instances of size >= {min_size}; {frames[0][1]}")
 
 
-def _exact_cells(results: StoredResults) -> tuple[pd.DataFrame, str]:
+def exact_cells(results: StoredResults) -> tuple[pd.DataFrame, str]:
     """Table 2 with the exact optimum (`table2_exact`) on the cells whose exact-optimum tuning fits and refits
     are all stored, and the coverage in words."""
     tuning, n_complete, _, coverage = _stored_strata(results, "exact_tuning")
@@ -762,7 +763,7 @@ def _paper_table2() -> pd.DataFrame:
 @metric("001")
 def exact_cell_accuracy(results: StoredResults, dataset: str = "house-votes-84", depth: int = 2) -> Measured:
     """Table 2: the sample-mean test accuracy (%) of an optimal tree (exact-optimum column) in one cell."""
-    cells, coverage = _exact_cells(results)
+    cells, coverage = exact_cells(results)
     cell = cells[(cells["dataset"] == dataset) & (cells["depth"] == depth)]
     if cell.empty:
         return Measured(None, reason=f"full run: no complete exact-optimum cell {dataset}, depth {depth} yet; "
@@ -779,7 +780,7 @@ def exact_cell_accuracy(results: StoredResults, dataset: str = "house-votes-84",
 def exact_minus_paper(results: StoredResults, method: str = "Benders") -> Measured:
     """Table 2: the mean over its 32 cells of (our optimal tree's test accuracy minus the paper's ``method``),
     in points; no value until every cell is complete (a mean over part of the table is not the claim's)."""
-    cells, coverage = _exact_cells(results)
+    cells, coverage = exact_cells(results)
     if len(cells) < 32:
         return Measured(None, reason=f"full run: {coverage}")
     gain = cells[EXACT] - cells[method]
@@ -794,7 +795,7 @@ def max_relative_gain(results: StoredResults, baseline: str = "BinOCT") -> Measu
     """Abstract ("up to 13.8 %"): the largest relative gain (%) over Table 2's cells of our optimal tree's test
     accuracy over the paper's ``baseline`` (the paper's own 13.8 % is its best flow method over BinOCT on monk2,
     depth 2: 56.7 against 49.8); no value until every cell is complete."""
-    cells, coverage = _exact_cells(results)
+    cells, coverage = exact_cells(results)
     if len(cells) < 32:
         return Measured(None, reason=f"full run: {coverage}")
     gain = 100 * (cells[EXACT] - cells[baseline]) / cells[baseline]

@@ -65,6 +65,7 @@ __all__ = [
     "paper_gap", "plot_overall", "proved", "results_of", "run_cv", "run_mip", "shuffled", "soct_variants",
     "tuning_grid", "tuning_summary", "TOY_LABELS", "TOY_OPTIMUM", "TOY_POINTS", "add_cuts", "cut_text",
     "fix_leaf_labels", "routing_values", "separation_rounds", "toy_data",
+    "stored_runs", "time_at_paper_limit",
 ]
 
 # ------------------------------------------------------------------------------------------- the data
@@ -786,7 +787,7 @@ def full_coverage(results) -> pd.DataFrame:
     """Per experiment of the full profile: runs in its grid, stored (finished or failed) and failed."""
     rows = []
     for experiment in FULL_GRIDS:
-        runs, wanted, _ = _stored(results, experiment, lambda config: True)
+        runs, wanted, _ = stored_runs(results, experiment, lambda config: True)
         rows.append({"experiment": experiment, "runs": wanted, "stored": len(runs),
                      "failed": int((runs["status"] != "ok").sum()) if len(runs) else 0})
     return pd.DataFrame(rows)
@@ -798,7 +799,7 @@ def full_configs(experiment: str) -> list[dict]:
     return list(FULL_GRIDS[experiment](profile, solver=profile.solver_for(experiment, "highs")))
 
 
-def _stored(results, experiment: str, keep) -> tuple[pd.DataFrame, int, str]:
+def stored_runs(results, experiment: str, keep) -> tuple[pd.DataFrame, int, str]:
     """(stored runs of the full grid's configs that ``keep`` accepts, how many such configs, coverage text)."""
     wanted = [config for config in full_configs(experiment) if keep(config)]
     frame = results.frame(experiment) if results.has(experiment) else pd.DataFrame()
@@ -812,13 +813,13 @@ def _stored(results, experiment: str, keep) -> tuple[pd.DataFrame, int, str]:
 def _complete_direct(results, methods, depths=DEPTHS):
     """`direct_frame` of the full grid's runs of ``methods`` at ``depths``, or (None, why) when not all are
     stored and finished."""
-    runs, wanted, coverage = _stored(results, "direct", lambda c: c["method"] in methods and c["depth"] in depths)
+    runs, wanted, coverage = stored_runs(results, "direct", lambda c: c["method"] in methods and c["depth"] in depths)
     if len(runs) < wanted or (runs["status"] != "ok").any():
         return None, coverage
     return direct_frame(runs, PROFILES["full"].time_limit), coverage
 
 
-def _time_at_paper_limit(frame: pd.DataFrame) -> pd.Series:
+def time_at_paper_limit(frame: pd.DataFrame) -> pd.Series:
     """Solve time with every unproved run counted at the paper's 600 s limit."""
     return frame["time_s"].where(frame["proved"], PAPER_TIME_LIMIT)
 
@@ -827,7 +828,7 @@ def _time_at_paper_limit(frame: pd.DataFrame) -> pd.Series:
 def proved_count(results, method: str) -> Measured:
     """Fig. 4: instances of the direct comparison ``method`` proves (bound - incumbent < 0.999) within the full
     profile's 120 s; a lower bound of the count within the paper's 600 s (also on a partial run)."""
-    runs, wanted, coverage = _stored(results, "direct", lambda c: c["method"] == method)
+    runs, wanted, coverage = stored_runs(results, "direct", lambda c: c["method"] == method)
     if runs.empty:
         return Measured(None, reason=coverage)
     frame = direct_frame(runs, PROFILES["full"].time_limit)
@@ -845,7 +846,7 @@ def time_reduction(results, method: str, baseline: str = OCTH, depths=DEPTHS) ->
     frame, coverage = _complete_direct(results, (method, baseline), depths)
     if frame is None:
         return Measured(None, reason=coverage)
-    times = frame.assign(t=_time_at_paper_limit(frame)).groupby("method")["t"].mean()
+    times = frame.assign(t=time_at_paper_limit(frame)).groupby("method")["t"].mean()
     return Measured(100 * (1 - times[method] / times[baseline]), n=len(frame),
                     note=f"mean {times[method]:.1f} s against {times[baseline]:.1f} s, unproved runs at 600 s "
                          f"({PROFILES['full'].time_limit:g} s limit on SCIP, one thread)")
@@ -877,7 +878,7 @@ def accuracy_difference(results, method: str, baseline: str = OCTH) -> Measured:
 
 def _complete_cells(results, methods, datasets=DATASETS):
     """`comprehensive_means` of the full grid's runs of ``methods`` on ``datasets``, or (None, why)."""
-    runs, wanted, coverage = _stored(results, "comprehensive",
+    runs, wanted, coverage = stored_runs(results, "comprehensive",
                                      lambda c: c["method"] in methods and c["dataset"] in datasets)
     if len(runs) < wanted or (runs["status"] != "ok").any():
         return None, coverage

@@ -53,6 +53,7 @@ __all__ = [
     "solved_time_gap", "speedup_verdict", "streed_configs", "streed_objective", "table1_ours", "tableA1_ours",
     "tableA1_paper", "time_to_match", "TOY_X", "TOY_Y", "TOY_LEAF_PENALTY", "toy_optimum",
     "flow_model_with_scores",
+    "stored_instances",
 ]
 
 # ------------------------------------------------------------------------------------------ the grid
@@ -726,7 +727,7 @@ def _full_grid() -> pd.DataFrame:
     return pd.DataFrame(list(grid(PROFILES["full"])))[[*INSTANCE, "method"]]
 
 
-def _stored_instances(results: StoredResults) -> pd.DataFrame:
+def stored_instances(results: StoredResults) -> pd.DataFrame:
     """The stored runs of the full grid (`instance_frame` rows): other limits or configs left out."""
     frame = results.frame("instances")
     if frame.empty:
@@ -755,7 +756,7 @@ def _subset(frame: pd.DataFrame, method: str, datasets=None) -> pd.DataFrame:
 def solved_count(results: StoredResults, method: str = ACCELERATED, datasets=None) -> Measured:
     """Instances ``method`` proved optimal over the full grid (or over ``datasets``): a lower bound of the
     count within an hour, and of the count over the whole grid while the run is incomplete."""
-    stored = _subset(_stored_instances(results), method, datasets)
+    stored = _subset(stored_instances(results), method, datasets)
     expected = len(_subset(_full_grid(), method, datasets))
     coverage = _coverage(stored, expected, f"runs of {method}")
     if stored.empty:
@@ -773,7 +774,7 @@ def solved_count(results: StoredResults, method: str = ACCELERATED, datasets=Non
 def solved_within(results: StoredResults, method: str = ACCELERATED, seconds: float = 12.0) -> Measured:
     """Instances ``method`` proved optimal within ``seconds`` of solver time (the paper's 12 s); exact once
     every run is stored (the 30 s limit does not cut a 12 s count), a lower bound before."""
-    stored = _subset(_stored_instances(results), method)
+    stored = _subset(stored_instances(results), method)
     expected = len(_subset(_full_grid(), method))
     coverage = _coverage(stored, expected, f"runs of {method}")
     if stored.empty:
@@ -787,7 +788,7 @@ def solved_within(results: StoredResults, method: str = ACCELERATED, seconds: fl
 def _paired(results: StoredResults, method: str, baseline: str) -> tuple[pd.DataFrame, int]:
     """The instances both methods ran (the λ sample), one row each with ``solved_m`` / ``solved_b``, and how
     many such instances the full grid has; pairs with a failed run are left out."""
-    stored = _stored_instances(results)
+    stored = stored_instances(results)
     grid_pairs = _subset(_full_grid(), method).merge(_subset(_full_grid(), baseline), on=INSTANCE)
     ours = _subset(stored, method)[[*INSTANCE, "solved", "failed"]].merge(
         _subset(stored, baseline)[[*INSTANCE, "solved", "failed"]], on=INSTANCE, suffixes=("_m", "_b"))
@@ -848,7 +849,7 @@ def datasets_without_eqp_sets(results: StoredResults, max_split: int = EQP_MAX_S
 def open_instances_closed(results: StoredResults) -> Measured:
     """How many of the 407 instances no published run proved our stored runs prove optimal (any method,
     within 30 s), leaving out any whose optimum STreeD contradicts: a lower bound of what an hour proves."""
-    stored = _stored_instances(results)
+    stored = stored_instances(results)
     streed = results.frame("streed") if results.has("streed") else None
     table = open_instances_table(stored, streed)
     reached = int((table["stored_runs"] > 0).sum())

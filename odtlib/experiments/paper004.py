@@ -75,6 +75,7 @@ __all__ = [
     "medium_grid", "paper_table", "results_of", "run_medium", "run_selection", "selection_grid",
     "selection_params", "split", "subset_split_datasets", "summary", "table_datasets", "tune_selection",
     "TOY_PARAMETERS", "toy_data",
+    "medium_means",
 ]
 
 S1O, S1O_DS, CART, OCTH, BINOCT, FAIR = "S1O", "S1O-DS", "CART", "OCT-H", "BinOCT", "Fair"
@@ -706,7 +707,7 @@ def _coverage(stored: pd.DataFrame, total: int) -> str:
     return f"{len(stored)} of {total} runs stored" + (f", {failed} failed" if failed else "")
 
 
-def _medium_means(results: StoredResults, methods, depth: int, tables) -> tuple[pd.DataFrame, list[str], str]:
+def medium_means(results: StoredResults, methods, depth: int, tables) -> tuple[pd.DataFrame, list[str], str]:
     """Split-mean test accuracy per (dataset, method) of the full run's medium grid at ``depth`` on the
     datasets of ``tables``; the datasets the claim averages over, and the coverage in words."""
     datasets = [d for t in tables for d in table_datasets(t) if available(d)]
@@ -724,7 +725,7 @@ def mean_test_gain(results: StoredResults, experiment: str = "medium", first: st
                    depth: int = 2, tables=(2, 3, 4, 5)) -> Measured:
     """Tables 1-5: the mean over the tables' datasets of ``first``'s split-mean test accuracy minus ``other``'s
     (accuracy points), once every dataset has a result of both methods."""
-    means, datasets, coverage = _medium_means(results, (first, other), depth, tables)
+    means, datasets, coverage = medium_means(results, (first, other), depth, tables)
     missing = [d for d in datasets if means.loc[d].isna().any()]
     if missing:
         return Measured(None, reason=f"full run: {coverage}; no {first} or {other} result yet on "
@@ -742,7 +743,7 @@ def best_method_count(results: StoredResults, experiment: str = "medium", method
     """Tables 2-5: on how many datasets ``method``'s split-mean test accuracy is at least every other method's
     of the dataset's table (ties count for ``method``), once every method has a result on every dataset."""
     methods = tuple(dict.fromkeys(m for t in tables for m in table_methods(t)))
-    means, datasets, coverage = _medium_means(results, methods, depth, tables)
+    means, datasets, coverage = medium_means(results, methods, depth, tables)
     rows = {t: set(table_methods(t)) for t in tables}
     wins, missing = [], []
     for dataset in datasets:
