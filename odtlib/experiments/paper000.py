@@ -42,6 +42,7 @@ from odtlib.experiments.reference import compare, reference_table
 from odtlib.models import CategoricalODT
 
 __all__ = [
+    "PAPER", "EXPERIMENTS",
     "DATASETS", "TOPOLOGIES", "VARIANTS", "DECOMPOSITION", "DECOMPOSITION_SOLVER", "BRANCHING", "Profile", "PROFILES",
     "get_profile", "load", "split_rows", "make_model", "run", "run_config", "grids", "results_of", "table1_ours",
     "PrunedCART", "time_table", "time_ratios", "accuracy_table", "branching_table", "treatment_table",
@@ -51,6 +52,8 @@ __all__ = [
     "compare_table14", "TOY_DAYS", "TOY_VARIANTS", "toy_days", "toy_instance",
     "full_grid_runs", "accuracy_cells", "best_odt_gain", "solve_times",
 ]
+
+PAPER = "000"
 
 DATASETS = ("a1a", "bc", "heloc", "krkp", "mush", "ttt", "monks-1", "votes", "heart", "student")
 AVAILABLE = tuple(d for d in DATASETS if d != "heloc")        # heloc is not public (see paper_datasets.toml)
@@ -782,6 +785,10 @@ def toy_instance(days: pd.DataFrame | None = None):
     encoded = encoding.transform(features)
     columns = [str(c) for c in encoded.columns]
     return encoded.to_numpy(), days["play"].to_numpy() == 1, resolve_groups(encoding.groups_, columns), columns
+
+
+# the result stores of this paper and the run function that fills each (odtlib.experiments.protocol)
+EXPERIMENTS = {"runs": run}
 
 
 # --------------------------------------------------------------------------------------------- claims

@@ -37,6 +37,7 @@ from odtlib.experiments.runner import fit_and_score
 from odtlib.experiments.store import config_key
 
 __all__ = [
+    "PAPER", "EXPERIMENTS",
     "DATASETS", "LAMBDAS", "METHODS", "PROFILES", "Profile", "get_profile", "load", "split_sample",
     "make_model", "run", "tuning_grid", "select_lambda", "final_grid", "not_optimal_reasons",
     "table1_ours", "table2_ours", "paper_table2_long", "instance_frame", "objective_agreement",
@@ -47,6 +48,8 @@ __all__ = [
     "benders_by_hand",
     "exact_cells",
 ]
+
+PAPER = "001"
 
 DATASETS = ("monk3", "monk1", "monk2", "house-votes-84", "balance-scale", "tic-tac-toe", "car_evaluation",
             "kr-vs-kp")
@@ -611,6 +614,10 @@ def benders_by_hand(model, X: np.ndarray, y: np.ndarray, solver: str = "highs", 
         for cut in cuts:
             cut.add_to(model)
     return pd.DataFrame(rounds)
+
+
+# the result stores of this paper and the run function that fills each (odtlib.experiments.protocol)
+EXPERIMENTS = {"tuning": run, "final": run, "exact_tuning": run, "exact_final": run}
 
 
 # ----------------------------------------------------------------------------------------------- claims

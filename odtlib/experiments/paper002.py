@@ -57,6 +57,7 @@ from odtlib.experiments.store import config_key
 from odtlib.solvers.result import relative_gap as solver_relative_gap
 
 __all__ = [
+    "PAPER", "EXPERIMENTS",
     "BETAS", "CLAIM_METHODS", "CV_METHODS", "DATASETS", "DEPTHS", "LETTERS", "MIN_SUP", "PAPER_PROVED",
     "PROFILES", "PROVED_TOLERANCE", "Profile", "TUNING_DATASETS", "betas", "compare_comprehensive",
     "compare_fig4", "comprehensive_means", "cv_grid", "cv_methods", "direct_frame", "direct_grid",
@@ -67,6 +68,8 @@ __all__ = [
     "fix_leaf_labels", "routing_values", "separation_rounds", "toy_data",
     "stored_runs", "time_at_paper_limit",
 ]
+
+PAPER = "002"
 
 # ------------------------------------------------------------------------------------------- the data
 DATASETS = ("Balance Scale", "Congressional Voting Records", "Soybean (Small)", "Iris", "Wine", "Breast Cancer",
@@ -773,6 +776,10 @@ def separation_rounds(X: np.ndarray, y: np.ndarray, depth: int, solver: str = "h
             lp.shattering_cuts.add(shattering_row(lp, cut))
         found += cuts
     return pd.DataFrame(rows), found
+
+
+# the result stores of this paper and the run function that fills each (odtlib.experiments.protocol)
+EXPERIMENTS = {"direct": run_mip, "tuning": run_mip, "comprehensive": run_cv}
 
 
 # ------------------------------------------------------------------------------------------------ claims

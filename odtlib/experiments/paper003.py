@@ -46,6 +46,7 @@ from odtlib.models import RegularizedBendOCT
 from odtlib.models.univariate.regularized_bendoct import eqp_method_name
 
 __all__ = [
+    "PAPER", "EXPERIMENTS",
     "DATASETS", "DEPTHS", "LAMBDAS", "METHODS", "PROFILES", "PUBLISHED_OPTIMA", "STUDIES", "Profile",
     "compare_study", "eqp_configs", "get_profile", "grid", "instance_frame", "load", "make_model", "method_totals",
     "methods_agree", "no_tree_found", "open_instances", "open_instances_table", "optimum_crosscheck", "ordering",
@@ -55,6 +56,8 @@ __all__ = [
     "flow_model_with_scores",
     "stored_instances",
 ]
+
+PAPER = "003"
 
 # ------------------------------------------------------------------------------------------ the grid
 ONE_HOT = "onehot"
@@ -712,6 +715,10 @@ def flow_model_with_scores(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalt
     model.theta_is_flow = pyo.Constraint(model.I, rule=lambda m, i: m.theta[i] == sum(m.zt[i, n] for n in m.V),
                                          doc="(2) score = flow into the sink")
     return model
+
+
+# the result stores of this paper and the run function that fills each (odtlib.experiments.protocol)
+EXPERIMENTS = {"instances": run, "streed": run_streed, "eqp_sets": run_eqp_count}
 
 
 # ------------------------------------------------------------------------------------------- claims

@@ -68,6 +68,7 @@ from odtlib.experiments.protocol import failure_note, paper_data, results_of, se
 from odtlib.experiments.store import config_key
 
 __all__ = [
+    "PAPER", "EXPERIMENTS",
     "FIXED_S1O", "LARGE_TIME_LIMIT", "NO_TREE", "accuracy", "best_method_count", "difference_reason", "draw_rows",
     "fit_quietly", "full_coverage", "mean_test_gain", "median_selected_share", "no_gain_count", "selection_gain",
     "selection_metrics", "start_accuracies", "MEDIUM_TABLES", "METHODS", "PROFILES", "Profile", "S1O_GRID",
@@ -77,6 +78,8 @@ __all__ = [
     "TOY_PARAMETERS", "toy_data",
     "medium_means",
 ]
+
+PAPER = "004"
 
 S1O, S1O_DS, CART, OCTH, BINOCT, FAIR = "S1O", "S1O-DS", "CART", "OCT-H", "BinOCT", "Fair"
 METHODS = (S1O, S1O_DS, CART, OCTH, BINOCT, FAIR)
@@ -670,6 +673,10 @@ def toy_data() -> tuple[np.ndarray, np.ndarray]:
                   [0.20, 0.25]])
     y = np.array([0] * 6 + [1] * 7)
     return X, y
+
+
+# the result stores of this paper and the run function that fills each (odtlib.experiments.protocol)
+EXPERIMENTS = {"medium": run_medium, "selection": run_selection}
 
 
 # ----------------------------------------------------------------------------------------------- claims

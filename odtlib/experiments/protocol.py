@@ -1,4 +1,24 @@
-"""Protocol helpers shared by the paper modules (`paper000`, `paper001`, `paper003`) and their notebooks.
+"""The paper-experiment protocol: what every paper module (``paper000.py`` ... ``paper004.py``) declares, and the
+helpers they share.
+
+**The declared shape**, `PaperExperiments`. Each paper module is read by three clients -- its notebook, the
+claims ledger and ``odtlib verify`` -- and they rely on the same few names:
+
+* ``PAPER``: the paper's id ("001");
+* ``PROFILES`` and ``get_profile(name, time_limit=None)``: the profiles smoke, quick, full and paper (a
+  ``Profile`` per paper: its grids' datasets, depths, seeds and time limits);
+* ``load(dataset, ...)``: the paper's encoding of a dataset (`odtlib.data.paper_dataset`);
+* ``make_model(method, ...)``: the estimator of one of the paper's methods (resolved through the estimator's
+  ``PAPER_METHODS`` where it has them);
+* ``EXPERIMENTS``: experiment name -> run function, one entry per result store the notebook fills with
+  ``report.run_grid(run, configs, name)`` and per committed ``results/full/paper<NNN>/<name>.csv.gz``; a run
+  function takes one config (a dict) and returns the record's metrics, solve result and tree.
+
+The tables and the claims are per paper (functions named after the paper's tables; claims registered with
+`odtlib.experiments.claims.metric`), so they are not part of the protocol. `paper_module` loads a paper's module
+and checks it; `run_function` is the run function of one stored experiment.
+
+**The shared helpers:**
 
 * `select_profile` — a named profile of a paper, optionally with another per-solve time limit;
 * `paper_data` — a paper's encoded dataset, cached per process;
@@ -14,13 +34,18 @@ and counted in ``n_failed`` instead.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
+from importlib import import_module
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
 
 from odtlib.experiments.store import ResultStore, config_key
+
+__all__ = ["PAPERS", "PaperExperiments", "paper_module", "run_function", "select_profile", "paper_data",
+           "results_of", "instance_frame", "time_to_match", "failure_note"]
 
 
 def select_profile(profiles: Mapping[str, object], name: str, time_limit: float | None = None):
@@ -104,3 +129,42 @@ def failure_note(n_failed: int, n_runs: int | None = None) -> str:
         return ""
     of = f" of {int(n_runs)}" if n_runs is not None else ""
     return f"ours: {int(n_failed)}{of} run(s) failed (see the failed runs)"
+
+
+# ------------------------------------------------------------------------------------------ the declared shape
+PAPERS = ("000", "001", "002", "003", "004")
+
+
+@runtime_checkable
+class PaperExperiments(Protocol):
+    """The names every ``odtlib.experiments.paper<NNN>`` module defines (see the module docstring)."""
+
+    PAPER: str
+    PROFILES: Mapping[str, Any]
+    EXPERIMENTS: Mapping[str, Callable[[dict], dict]]
+
+    def get_profile(self, name: str, time_limit: float | None = None) -> Any: ...
+
+    def load(self, dataset: str, *args, **kwargs) -> Any: ...
+
+    def make_model(self, *args, **kwargs) -> Any: ...
+
+
+def paper_module(paper: str) -> PaperExperiments:
+    """The module of ``paper`` ("000" ... "004"), checked against `PaperExperiments`."""
+    if paper not in PAPERS:
+        raise ValueError(f"paper must be one of {PAPERS}, got {paper!r}")
+    module = import_module(f"odtlib.experiments.paper{paper}")
+    if not isinstance(module, PaperExperiments):
+        missing = [name for name in ("PAPER", "PROFILES", "EXPERIMENTS", "get_profile", "load", "make_model")
+                   if not hasattr(module, name)]
+        raise TypeError(f"odtlib.experiments.paper{paper} lacks {missing} of the paper-experiment protocol")
+    return module
+
+
+def run_function(paper: str, experiment: str) -> Callable[[dict], dict]:
+    """The run function that fills ``experiment``'s result store of ``paper``."""
+    experiments = paper_module(paper).EXPERIMENTS
+    if experiment not in experiments:
+        raise ValueError(f"paper {paper} has no experiment {experiment!r}; its experiments: {sorted(experiments)}")
+    return experiments[experiment]

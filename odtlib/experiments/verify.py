@@ -3,7 +3,8 @@
 ``odtlib verify results/full [--papers 003] [--sample 50] [--seed 0]`` draws, per paper, a random sample of the
 stored runs that were proved optimal, and for each:
 
-* re-runs the run function of its experiment (`RUN_FUNCTIONS`) on the stored config: the fresh solve must be
+* re-runs the run function of its experiment (the paper module's ``EXPERIMENTS``,
+  `odtlib.experiments.protocol.run_function`) on the stored config: the fresh solve must be
   proved optimal again and reach the same objective (`OBJECTIVE_TOLERANCE`);
 * recomputes, where the paper's objective can be read off a tree (`TREE_OBJECTIVES`), the objective of the
   *stored* tree on the data: it must equal the stored objective, so the committed tree is the optimum it claims.
@@ -16,26 +17,17 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
-from importlib import import_module
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from odtlib.experiments.protocol import run_function
 from odtlib.experiments.runner import run_one
 from odtlib.experiments.stored import RESULTS_SUFFIX, read_records
 
 OBJECTIVE_TOLERANCE = 1e-6
 # (paper, experiment) -> "module:function" of the run function that produced the stored runs
-RUN_FUNCTIONS = {
-    ("000", "runs"): "paper000:run",
-    ("001", "tuning"): "paper001:run", ("001", "final"): "paper001:run",
-    ("001", "exact_tuning"): "paper001:run", ("001", "exact_final"): "paper001:run",
-    ("002", "tuning"): "paper002:run_mip", ("002", "direct"): "paper002:run_mip",
-    ("002", "comprehensive"): "paper002:run_cv",
-    ("003", "instances"): "paper003:run",
-    ("004", "medium"): "paper004:run_medium", ("004", "selection"): "paper004:run_selection",
-}
 VERIFY_COLUMNS = ["paper", "experiment", "key", "config", "stored_objective", "resolved_objective",
                   "resolved_status", "tree_objective", "check"]
 
@@ -52,17 +44,6 @@ def _tree_objective_003(config: dict, tree: dict) -> float:
 
 
 TREE_OBJECTIVES: dict[str, Callable[[dict, dict], float]] = {"003": _tree_objective_003}
-
-
-def run_function(paper: str, experiment: str) -> Callable[[dict], dict]:
-    """The run function of a stored experiment (see `RUN_FUNCTIONS`)."""
-    try:
-        target = RUN_FUNCTIONS[(paper, experiment)]
-    except KeyError:
-        raise ValueError(f"no run function known for paper {paper}, experiment {experiment!r}; "
-                         f"known: {sorted(RUN_FUNCTIONS)}") from None
-    module, name = target.split(":")
-    return getattr(import_module(f"odtlib.experiments.{module}"), name)
 
 
 def proved_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
