@@ -6,7 +6,7 @@ by default), one 75/25 split (`odtlib.experiments.paper004.split`, number 0), an
 (stratified draws of the training 75 %; ``full`` = all of it), each method is fitted once:
 
 * ``S1O``    — ``SVM1ODT`` on every training row (the parameters the paper prints for the dataset in Table 7);
-* ``S1O-DS`` — the same with ``data_selection="lp"`` (ε′, β₁, β₂ as printed), trained on the selected rows;
+* ``S1O-DS`` — the same in ``DataSelectedClassifier`` (ε′, β₁, β₂ as printed), trained on the selected rows;
   with ``--tune``, ε, α₁, α₂ are chosen first by `odtlib.experiments.paper004.tune_selection` (3-fold CV over
   ``SELECTION_GRID`` on a 20,000-row draw of the training part; its seconds are ``tune_s``, outside ``wall_s``);
 * ``OCT-H``  — ``OCTH`` from the CART start;

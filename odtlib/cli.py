@@ -95,15 +95,16 @@ def _parse_value(text: str):
 
 def estimator_names() -> list[str]:
     """The classifiers of ``odtlib.models`` (the names in its ``__all__`` that are estimators, the paper
-    estimators and :class:`~odtlib.models.OptimalTreeClassifier`; not their base classes)."""
-    from sklearn.base import ClassifierMixin
+    estimators and :class:`~odtlib.models.OptimalTreeClassifier`; not their base classes, nor the
+    meta-estimators around another estimator, such as ``DataSelectedClassifier``)."""
+    from sklearn.base import ClassifierMixin, MetaEstimatorMixin
 
     import odtlib.models
 
     bases = (odtlib.models.ODTClassifier, odtlib.models.MIPTreeClassifier)
     return [name for name in odtlib.models.__all__
             if isinstance(cls := getattr(odtlib.models, name), type) and issubclass(cls, ClassifierMixin)
-            and cls not in bases]
+            and cls not in bases and not issubclass(cls, MetaEstimatorMixin)]
 
 
 def _version() -> str:

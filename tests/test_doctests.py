@@ -23,13 +23,14 @@ MODULES = [
     "odtlib.models.svm_tree",
     "odtlib.models.optimal_tree",
     "odtlib.models.svm1odt.data_selection",
+    "odtlib.models.svm1odt.selected",
     "odtlib.encoders",
 ]
 # the estimators and encoders that must carry an Examples section (module -> class names)
 DOCUMENTED = {
     "odtlib.models": ["FlowOCT", "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT",
                       "CategoricalODT", "SOCT", "OCTH", "UnivariateOCT", "SVM1ODT", "SVMTreeClassifier",
-                      "OptimalTreeClassifier"],
+                      "OptimalTreeClassifier", "DataSelectedClassifier", "IterativeTraining"],
     "odtlib.models.svm1odt.data_selection": ["LPDataSelector"],
     "odtlib.encoders": ["OneHotEncoder", "QuantileBucketEncoder", "DecileEncoder", "QuantileThresholdEncoder",
                         "ClassChangeThresholdEncoder", "UnitScaler", "CategoricalEncoding"],

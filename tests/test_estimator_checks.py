@@ -27,6 +27,7 @@ from odtlib.models import (
     BendersOCT,
     BinOCT,
     CategoricalODT,
+    DataSelectedClassifier,
     FlowOCT,
     RegularizedBendOCT,
     RegularizedFlowOCT,
@@ -42,10 +43,12 @@ BINARY = [FlowOCT(**FAST), BendersOCT(**FAST), OCT(**FAST), BinOCT(**FAST),
 # features scaled to [0, 1]; a 100% gap stops at a warm start that classifies half the points (deterministic
 # and fast: OCT-H's weak LP bound can take minutes to close on the checks' data); the limit is a safety net
 # SVM1-ODT's LP bound is 0, so no relative gap closes: an absolute gap above any objective stops it at the
-# CART warm start instead
+# CART warm start instead (with data selection: CART's tree on every row, fitted on the kept rows)
 MULTIVARIATE = [SOCT(depth=1, mip_gap=1.0, time_limit=30), OCTH(depth=1, mip_gap=1.0, time_limit=30),
                 UnivariateOCT(depth=1, mip_gap=1.0, time_limit=30),
-                SVM1ODT(depth=1, mip_gap=1.0, time_limit=30, solver_options={"mip_abs_gap": 1e9})]
+                SVM1ODT(depth=1, mip_gap=1.0, time_limit=30, solver_options={"mip_abs_gap": 1e9}),
+                DataSelectedClassifier(SVM1ODT(depth=1, mip_gap=1.0, time_limit=30,
+                                               solver_options={"mip_abs_gap": 1e9}))]
 ESTIMATORS = ([make_pipeline(Binarizer(), est) for est in BINARY]
               + [make_pipeline(MinMaxScaler(), est) for est in MULTIVARIATE] + [CategoricalODT()])
 
@@ -81,7 +84,9 @@ def expected_failed_checks(estimator) -> dict:
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     if "check_classifiers_train" in str(check) and not isinstance(estimator, CategoricalODT):
-        estimator.set_params(**{f"{estimator.steps[-1][0]}__depth": 2})   # its training-accuracy floor (0.83)
+        step, last = estimator.steps[-1]
+        depth = "estimator__depth" if isinstance(last, DataSelectedClassifier) else "depth"   # the selector follows
+        estimator.set_params(**{f"{step}__{depth}": 2})   # its training-accuracy floor (0.83)
         if isinstance(estimator.steps[-1][1], OCT):
             # HiGHS spends ~20 s in OCT's root node on the checks' 300 rows (depth 2, big-M); within 5 s it
             # returns the better of its incumbent and the CART start (254 of 300 correct here, as the optimum)

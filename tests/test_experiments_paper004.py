@@ -72,7 +72,10 @@ def test_make_model_runs_the_papers_setup():
     assert (octh.depth, octh.max_splits, octh.ccp_alpha, octh.warm_start, octh.time_limit) == (2, None, 0.0, True, 9)
     with pytest.raises(ValueError, match="method must be one of"):
         p004.make_model("OCT", 2)
-    assert p004.make_model("S1O-DS", 2, params={"warm_start": "svm"}).warm_start == "svm"
+    s1o_ds = p004.make_model("S1O-DS", 2, params={"warm_start": "svm", "beta1": 0.3, "epsilon": 0.02})
+    assert s1o_ds.estimator.warm_start == "svm"               # the MIP's parameters go to SVM1ODT,
+    assert (s1o_ds.estimator.epsilon, s1o_ds.estimator.depth) == (0.02, 2)
+    assert (s1o_ds.selector.beta1, s1o_ds.selector.depth) == (0.3, 2)    # the selection's to LPDataSelector
 
 
 def test_tune_selection_keeps_the_grid_point_best_on_all_held_out_rows(monkeypatch):

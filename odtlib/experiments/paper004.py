@@ -23,9 +23,9 @@ Methods (`make_model`), as the paper ran them (Sec. 4): CART is scikit-learn's `
 default parameters and the same maximum depth; the MIPs get a CART warm start of the same depth.
 
 * **S1O** — ``odtlib.models.SVM1ODT`` (formulation (1a)-(1l), M = 1 by Theorem 2); **S1O-DS** — the same
-  estimator with ``data_selection="lp"``: the MIP
-  on the rows ``odtlib.models.svm1odt.data_selection.LPDataSelector`` keeps from the clusters of the CART tree
-  (Section 3, LP (24) and Algorithm 1), started from that CART tree.
+  estimator inside ``odtlib.models.DataSelectedClassifier``: the MIP on the rows
+  ``odtlib.models.svm1odt.data_selection.LPDataSelector`` keeps from the clusters of the CART tree (Section 3,
+  LP (24) and Algorithm 1), started from that CART tree.
 * **OCT-H** — ``odtlib.models.OCTH`` (Bertsimas & Dunn's multivariate OCT, shared with paper 002), no split
   penalty (every branch node may split).
 * **BinOCT** — paper 001's ``odtlib.models.BinOCT`` (Verwer & Zhang), which reads 0/1 features: the scaled
@@ -104,6 +104,7 @@ FIXED_S1O = {"epsilon": 0.01, "alpha1": 1000.0, "alpha2": 0.1}
 # with short solves, so that it costs minutes, not the hours of the paper's runs.
 SELECTION_GRID = tuple({"epsilon": e, "alpha1": k / e, "alpha2": 0.1} for e in (0.003, 0.03) for k in (3.0, 30.0))
 SELECTION_CV_FOLDS, SELECTION_TUNING_ROWS, SELECTION_TUNING_TIME_LIMIT = 3, 20_000, 20.0
+SELECTOR_KEYS = ("epsilon_prime", "beta1", "beta2")   # S1O-DS's parameters of the data selection, not of the MIP
 
 
 # -------------------------------------------------------------------------------------- the paper's tables
@@ -326,8 +327,19 @@ def make_model(method: str, depth: int, *, solver: str = "highs", time_limit: fl
     if method == S1O:
         return models.SVM1ODT(**{**common, **params})
     if method == S1O_DS:
-        return models.SVM1ODT(**{**common, "data_selection": "lp", **params})
+        return _selected_s1o(depth, {**common, **params})
     raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+def _selected_s1o(depth: int, params: dict):
+    """S1O-DS: SVM1ODT with ``params`` but ε′, β₁, β₂, which go to the LP data selection (Algorithm 1) on CART's
+    tree of the same depth."""
+    from odtlib import models
+    from odtlib.models.svm1odt import LPDataSelector
+
+    selection = {k: v for k, v in params.items() if k in SELECTOR_KEYS}
+    mip = {k: v for k, v in params.items() if k not in SELECTOR_KEYS}
+    return models.DataSelectedClassifier(models.SVM1ODT(**mip), LPDataSelector(depth=depth, **selection))
 
 
 def fit_quietly(model, X, y):
@@ -452,10 +464,11 @@ def _claims_grid(grid: Grid, profile: Profile) -> Grid:
 
 # ------------------------------------------------------------------------------------ data selection
 def selection_metrics(model, n_train: int) -> dict:
-    """What data selection did in an S1O-DS fit: rows kept, their share (percent), the LPs and their time."""
-    facts = model.selection_
-    return {"n_selected": facts["n_selected"], "selected_pct": 100 * facts["n_selected"] / n_train,
-            "n_lps": facts["n_lps"], "lp_seconds": facts["lp_seconds"]}
+    """What data selection did in an S1O-DS fit (a fitted DataSelectedClassifier): rows kept, their share
+    (percent), the LPs and their time."""
+    n_selected = len(model.selected_rows_)
+    return {"n_selected": n_selected, "selected_pct": 100 * n_selected / n_train,
+            "n_lps": model.selector_.n_lps_, "lp_seconds": model.selector_.lp_seconds_}
 
 
 def tune_selection(X: np.ndarray, y: np.ndarray, depth: int, params: dict, *, solver: str = "highs",

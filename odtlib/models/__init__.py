@@ -22,6 +22,7 @@ from odtlib.models.categorical.categorical_odt import CategoricalODT
 from odtlib.models.hyperplane.octh import OCTH
 from odtlib.models.hyperplane.soct import SOCT
 from odtlib.models.hyperplane.univariate_oct import UnivariateOCT
+from odtlib.models.svm1odt.selected import DataSelectedClassifier, IterativeTraining
 from odtlib.models.svm1odt.svm1odt import SVM1ODT
 from odtlib.models.univariate.bendersoct import BendersOCT
 from odtlib.models.univariate.binoct import BinOCT
@@ -32,6 +33,6 @@ from odtlib.models.univariate.regularized_flowoct import RegularizedFlowOCT
 
 __all__ = ["ODTClassifier", "MIPTreeClassifier", "NotProvedOptimalWarning", "CategoricalODT", "FlowOCT",
            "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT",
-           "SVMTreeClassifier", "SVM1ODT", "OptimalTreeClassifier"]
+           "SVMTreeClassifier", "SVM1ODT", "DataSelectedClassifier", "IterativeTraining", "OptimalTreeClassifier"]
 
 _moved.install()

@@ -64,16 +64,16 @@ against their hyperplane value (see "Points on a hyperplane") reports the decode
 e and c meet every row at no cost); a time-limited solve whose bound is still 0 reports no bound and no gap
 (``extra["solver_bound"]`` keeps the solver's number).
 
-**Data selection** (Section 3, :mod:`odtlib.models.svm1odt.data_selection`): ``data_selection="lp"`` (LP (24) and
-Algorithm 1) or ``"balanced"`` (LP (32) and Algorithm 2) selects rows in the clusters of the CART tree of the
-same depth (fitted on all rows), and the MIP is solved on those rows from that CART tree; ``"iterative"`` runs
-Algorithm 3 (``n_iterations`` refits on the misclassified, boundary and representer rows, the representers
-weighted |I| + 1).
+**Data selection** (Section 3) is composition, not a parameter: ``DataSelectedClassifier(SVM1ODT(...),
+LPDataSelector(...))`` (Algorithms 1-2) and ``IterativeTraining(SVM1ODT(...))`` (Algorithm 3), in
+:mod:`odtlib.models.svm1odt.selected`, fit this estimator on the rows they keep; :meth:`SVM1ODT.for_selected_rows`
+is the copy they fit (α₁, ε resolved on all rows, the MIP started from CART's tree). The parameters
+``data_selection``, ``beta1``, ``beta2``, ``epsilon_prime`` and ``n_iterations`` are deprecated: they still fit
+through those two classes, with a FutureWarning, until the next release.
 """
 from __future__ import annotations
 
 import numbers
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,11 +83,11 @@ from pyomo.common.collections import ComponentMap
 from pyomo.repn.standard_repn import generate_standard_repn
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
 from odtlib.models._base import _list_names, warn_user
 from odtlib.models._hyperplane import check_unit_interval, full_tree_routing, hyperplane_tree
-from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters, tree_from_cart
+from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters
 from odtlib.solvers.result import relative_gap
 from odtlib.models._tree_index import linear_sum, tree_model
 from odtlib.tree import CategorySplit, Tree
@@ -99,6 +99,8 @@ __all__ = ["SVM1ODT", "OneLeafTreeWarning", "data_resolution", "default_epsilon"
 BIG_M = 1.0   # M of (1g), (1i): Theorem 2
 EPSILON_RANGE = (0.001, 0.01)   # epsilon=None: half the data's resolution, clipped to this range
 SLACK_PRICE = 2.0               # alpha1=None: alpha1 * epsilon, the most a row inside a margin costs in errors
+DEPRECATED = "deprecated"       # the default of the deprecated data-selection parameters (SVM1ODT._composition)
+SELECTOR_PARAMETERS, ITERATION_PARAMETERS = ("beta1", "beta2", "epsilon_prime"), ("epsilon_prime", "n_iterations")
 
 
 class OneLeafTreeWarning(UserWarning):
@@ -318,28 +320,25 @@ class SVM1ODT(MIPTreeClassifier):
     leaf_capacity_cuts, class_coverage_cuts, pigeonhole_cut : bool, default True
         The three valid inequalities of Proposition 1 (module docstring), added before the solve; the last
         two only exist when the classes are at least (more than) the leaves.
-    data_selection : {None, "lp", "balanced", "iterative"}, default None
-        Train on the rows paper 004's data selection keeps (module docstring); not with categorical features
-        (convex hulls of category codes mean nothing).
-    beta1, beta2 : float, default 0.2, 0.05
-        Algorithm 1's thresholds (the paper's skin-segmentation values; Tables 6-8 list others).
-    epsilon_prime : float, default 0
-        Tolerance ε' of LP (24), per coordinate.
-    n_iterations : int, default 3
-        Rounds of Algorithm 3 (``data_selection="iterative"``; the paper gives no number).
+    data_selection, beta1, beta2, epsilon_prime, n_iterations
+        Deprecated, removed in the next release: data selection is
+        ``DataSelectedClassifier(SVM1ODT(...), LPDataSelector(method="lp" or "balanced", beta1=..., beta2=...,
+        epsilon_prime=...))`` or ``IterativeTraining(SVM1ODT(...), n_iterations=..., epsilon_prime=...)``
+        (:mod:`odtlib.models.svm1odt.selected`). Given, they warn (FutureWarning) and fit through that class
+        (the same rows and tree), recording ``selected_rows_`` and ``selection_`` here.
     solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``warm_start="best"`` (the
         default) starts from the better in (1a) of the CART and SVM trees (CART's alone with categorical
-        features; with data selection, CART's tree on all rows, as the paper); ``warm_start=True`` starts
-        from the CART tree of the same depth (the paper's warm start); ``warm_start="svm"`` from paper 002's
-        greedy tree of linear-SVM splits (:class:`~odtlib.models.SVMTreeClassifier`) fitted on the MIP's own
-        rows (with data selection: the selected rows), for solvers that do not get far from CART's tree in
-        their time limit (not with categorical features).
+        features; under data selection, CART's tree on all rows, as the paper: :meth:`for_selected_rows`);
+        ``warm_start=True`` starts from the CART tree of the same depth (the paper's warm start);
+        ``warm_start="svm"`` from paper 002's greedy tree of linear-SVM splits
+        (:class:`~odtlib.models.SVMTreeClassifier`) fitted on the MIP's own rows (under data selection: the
+        selected rows), for solvers that do not get far from CART's tree in their time limit (not with
+        categorical features).
 
     Notes
     -----
-    ``fit(X, y, sample_weight=None)``: the weights multiply c_i in (1a) (with ``"iterative"``, they multiply
-    Algorithm 3's weights).
+    ``fit(X, y, sample_weight=None)``: the weights multiply c_i in (1a).
 
     Attributes
     ----------
@@ -353,12 +352,11 @@ class SVM1ODT(MIPTreeClassifier):
         The values used.
     warm_start_source_ : str or None
         "cart", "svm", "tree" or None.
-    selected_rows_ : ndarray
-        With data selection: the rows the last MIP was trained on.
-    selection_ : dict
-        With data selection: method, n_selected, selected_fraction, n_lps, lp_seconds (the
-        selection's own seconds, MIPs excluded); with "iterative" also history, Algorithm 3's accuracy
-        per round.
+    selected_rows_, selection_ : ndarray, dict
+        Deprecated, only with ``data_selection``: the rows the last MIP was trained on; method, n_selected,
+        selected_fraction, n_lps, lp_seconds (the selection's own seconds, MIPs excluded), with "iterative"
+        lp_seconds and history (Algorithm 3's accuracy per round). The classes of
+        :mod:`~odtlib.models.svm1odt.selected` hold them as ``selected_rows_``, ``selector_``, ``history_``.
 
     Examples
     --------
@@ -386,17 +384,17 @@ class SVM1ODT(MIPTreeClassifier):
         "class_coverage_cuts": ["boolean"],
         "pigeonhole_cut": ["boolean"],
         "data_selection": [StrOptions({"lp", "balanced", "iterative"}), None],
-        "beta1": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "beta2": [Interval(numbers.Real, 0, 1, closed="right")],
-        "epsilon_prime": _non_negative(),
-        "n_iterations": [Interval(numbers.Integral, 1, None, closed="left")],
+        "beta1": [Interval(numbers.Real, 0, 1, closed="neither"), Hidden(StrOptions({DEPRECATED}))],
+        "beta2": [Interval(numbers.Real, 0, 1, closed="right"), Hidden(StrOptions({DEPRECATED}))],
+        "epsilon_prime": [*_non_negative(), Hidden(StrOptions({DEPRECATED}))],
+        "n_iterations": [Interval(numbers.Integral, 1, None, closed="left"), Hidden(StrOptions({DEPRECATED}))],
     }
 
     def __init__(self, *, depth: int = 2, alpha1: float | None = None, alpha2: float = 0.1,
                  epsilon: float | None = None,
                  categorical_features=None, leaf_capacity_cuts: bool = True, class_coverage_cuts: bool = True,
-                 pigeonhole_cut: bool = True, data_selection: str | None = None, beta1: float = 0.2,
-                 beta2: float = 0.05, epsilon_prime: float = 0.0, n_iterations: int = 3,
+                 pigeonhole_cut: bool = True, data_selection: str | None = None, beta1=DEPRECATED,
+                 beta2=DEPRECATED, epsilon_prime=DEPRECATED, n_iterations=DEPRECATED,
                  solver: str = "highs", time_limit: float | None = None,
                  mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start="best",
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
@@ -418,15 +416,15 @@ class SVM1ODT(MIPTreeClassifier):
             raise ValueError("alpha1=0 makes SVM1-ODT trivial: with free margin slack, h = 0 and g = 0 meet every "
                              "row, so any routing 'classifies' the training data; use alpha1 > 0 (the paper's "
                              "settings use 30 to 1e6; the larger alpha1 * epsilon, the dearer slack is against errors)")
+        self._warn_if_selection_parameters()
 
-    # ------------------------------------------------------------------ data selection
     def _fit(self, X, y, sample_weight=None):
         self.alpha1_, self.epsilon_ = self._margin_parameters(X)
         if self.data_selection is None:
             tree, result = super()._fit(X, y, sample_weight)
             result = _with_tree_objective(result, self.__dict__.pop("tree_objective_", None))
         else:
-            tree, result = self._fit_with_selection(X, y, sample_weight)
+            tree, result = self._fit_by_composition(X, y, sample_weight)
         self._warn_if_one_leaf(tree, X, y, sample_weight)
         return tree, result
 
@@ -435,54 +433,77 @@ class SVM1ODT(MIPTreeClassifier):
         epsilon = default_epsilon(X) if self.epsilon is None else float(self.epsilon)
         return (SLACK_PRICE / epsilon if self.alpha1 is None else float(self.alpha1)), epsilon
 
-    def _fit_with_selection(self, X, y, sample_weight):
-        check_unit_interval(X, self._column_names(X.shape[1]), type(self).__name__)
-        weights = np.ones(len(y)) if sample_weight is None else sample_weight
-        labels = self.classes_[y]
-        cart = DecisionTreeClassifier(max_depth=self.depth, random_state=self.seed).fit(X, labels)
-        if self.data_selection == "iterative":
-            return self._fit_iteratively(X, labels, weights, cart)
-        return self._fit_on_selected_rows(X, labels, weights, cart)
-
-    def _fit_on_selected_rows(self, X, labels, weights, cart):
-        """Section 3: rows by LPDataSelector in the clusters of ``cart``; the MIP on them from ``cart``."""
-        from odtlib.models.svm1odt.data_selection import LPDataSelector
-
-        selector = LPDataSelector(depth=self.depth, method=self.data_selection, beta1=self.beta1, beta2=self.beta2,
-                                  epsilon_prime=self.epsilon_prime).fit(X, labels, tree=cart)
-        rows = selector.get_support(indices=True)
-        mip = self._mip_on_rows(X, labels, rows, weights[rows], tree_from_cart(cart, cart.classes_))
-        self._record_selection(rows, len(X), n_lps=selector.n_lps_, lp_seconds=selector.lp_seconds_)
-        return mip.tree_, mip.solve_result_
-
-    def _fit_iteratively(self, X, labels, weights, cart):
-        """Algorithm 3 (:func:`~odtlib.models.svm1odt.data_selection.iterative_training`), each round a MIP."""
-        from odtlib.models.svm1odt.data_selection import iterative_training
-
-        last = {}
-
-        def fit_tree(rows, round_weights, start):
-            begin = time.perf_counter()
-            last["mip"] = self._mip_on_rows(X, labels, rows, weights[rows] * round_weights, start)
-            last["rows"], last["mip_seconds"] = rows, last.get("mip_seconds", 0.0) + time.perf_counter() - begin
-            return last["mip"].tree_
-
-        begin = time.perf_counter()
-        _, history = iterative_training(fit_tree, X, labels, depth=self.depth, beta1=self.beta1, beta2=self.beta2,
-                                        epsilon_prime=self.epsilon_prime, n_iterations=self.n_iterations, cart=cart)
-        selection_seconds = time.perf_counter() - begin - last["mip_seconds"]
-        self._record_selection(last["rows"], len(X), lp_seconds=selection_seconds, history=history)
-        return last["mip"].tree_, last["mip"].solve_result_
-
-    def _mip_on_rows(self, X, labels, rows, weights, start: Tree) -> SVM1ODT:
-        """This estimator without data selection, fitted on ``rows`` (warm start ``start`` when warm_start=True)."""
+    # ------------------------------------------------------------------ data selection
+    def for_selected_rows(self, X, start: Tree, column_names: list[str] | None = None) -> SVM1ODT:
+        """The unfitted copy of this estimator that data selection fits on rows of X (paper 004, Section 3 and
+        Algorithm 3; :class:`~odtlib.models.DataSelectedClassifier`, :class:`~odtlib.models.IterativeTraining`):
+        α₁ and ε resolved on every row of X, as ``fit(X)`` would ("Defaults for a user" in the module
+        docstring), and the warm start ``start`` (CART's tree, or Algorithm 3's last tree) when ``warm_start``
+        is True or "best". Every row of X must lie in [0, 1] (``column_names`` name X's columns in the error)."""
+        if self.categorical_features is not None:
+            raise ValueError("data selection works on numerical features (convex hulls of points); give an SVM1ODT "
+                             "without categorical_features, or one-hot encode the categories")
+        if self.data_selection is not None:
+            raise ValueError("this SVM1ODT selects data itself (the deprecated data_selection): give "
+                             "data_selection=None to DataSelectedClassifier or IterativeTraining")
+        names = column_names if column_names is not None else self._column_names(X.shape[1])
+        check_unit_interval(X, names, type(self).__name__)
+        alpha1, epsilon = self._margin_parameters(X)
         warm_start = start if self.warm_start in (True, "best") else self.warm_start
-        mip = clone(self).set_params(data_selection=None, warm_start=warm_start, alpha1=self.alpha1_,
-                                     epsilon=self.epsilon_)
-        mip.fit(X[rows], labels[rows], sample_weight=weights)
+        return clone(self).set_params(alpha1=alpha1, epsilon=epsilon, warm_start=warm_start)
+
+    def _selection_parameters(self, names: tuple[str, ...] = (*SELECTOR_PARAMETERS, "n_iterations")) -> dict:
+        """The deprecated data-selection parameters among ``names`` that were given (not left at DEPRECATED)."""
+        given = {name: getattr(self, name) for name in names}
+        return {name: value for name, value in given.items() if not (isinstance(value, str) and value == DEPRECATED)}
+
+    def _composition(self):
+        """Deprecated (goes away with ``data_selection``): the :mod:`~odtlib.models.svm1odt.selected` estimator
+        that ``data_selection`` and its parameters stand for, around this SVM1ODT without them."""
+        from odtlib.models.svm1odt.data_selection import LPDataSelector
+        from odtlib.models.svm1odt.selected import DataSelectedClassifier, IterativeTraining
+
+        cleared = {name: DEPRECATED for name in self._selection_parameters()}
+        estimator = clone(self).set_params(data_selection=None, **cleared)
+        if self.data_selection == "iterative":
+            return IterativeTraining(estimator, random_state=self.seed,
+                                     **self._selection_parameters(ITERATION_PARAMETERS))
+        selector = LPDataSelector(depth=self.depth, method=self.data_selection,
+                                  **self._selection_parameters(SELECTOR_PARAMETERS))
+        return DataSelectedClassifier(estimator, selector, random_state=self.seed)
+
+    def _warn_if_selection_parameters(self) -> None:
+        """The FutureWarning of the deprecated data-selection parameters, naming the call that replaces them."""
+        given = self._selection_parameters()
+        if self.data_selection is None and not given:
+            return
+        old = ", ".join(f"{name}={value!r}" for name, value in
+                        {"data_selection": self.data_selection, **given}.items() if value is not None)
+        if self.data_selection is None:
+            new = "remove them (they select nothing without data_selection)"
+        elif self.data_selection == "iterative":
+            options = "".join(f", {k}={v!r}" for k, v in self._selection_parameters(ITERATION_PARAMETERS).items())
+            new = f"use IterativeTraining(SVM1ODT(...){options})"
+        else:
+            new = f"use DataSelectedClassifier(SVM1ODT(...), {self._composition().selector!r})"
+        warn_user(f"SVM1ODT({old}): the data-selection parameters of SVM1ODT are deprecated and will be removed in "
+                  f"the next release; {new} (odtlib.models; LPDataSelector: odtlib.models.svm1odt), the same rows and tree",
+                  FutureWarning)
+
+    def _fit_by_composition(self, X, y, sample_weight):
+        """Deprecated (goes away with ``data_selection``): the fit of :meth:`_composition`, whose kept rows and
+        selection facts it records on this estimator (``selected_rows_``, ``selection_``, ``model_``)."""
+        composed = self._composition().fit(X, self.classes_[y], sample_weight=sample_weight)
+        rows = self.selected_rows_ = composed.selected_rows_
+        if self.data_selection == "iterative":
+            facts = {"lp_seconds": composed.selection_seconds_, "history": composed.history_}
+        else:
+            facts = {"n_lps": composed.selector_.n_lps_, "lp_seconds": composed.selector_.lp_seconds_}
+        self.selection_ = {"method": self.data_selection, "n_selected": len(rows),
+                           "selected_fraction": len(rows) / len(X), **facts}
         if self.keep_model:
-            self.model_ = mip.model_
-        return mip
+            self.model_ = composed.estimator_.model_
+        return composed.estimator_.tree_, composed.solve_result_
 
     def _warn_if_one_leaf(self, tree: Tree, X: np.ndarray, y: np.ndarray, sample_weight=None) -> None:
         """OneLeafTreeWarning when the tree predicts one class on X while CART's tree of the same depth (on the
@@ -496,11 +517,6 @@ class SVM1ODT(MIPTreeClassifier):
                   f"(alpha1 * epsilon = {self.alpha1_ * self.epsilon_:.3g}: each row inside a margin costs up to that "
                   "many errors). Lower epsilon below half the gap between close values, or lower alpha1; "
                   "alpha1=None, epsilon=None choose both from the data", OneLeafTreeWarning)
-
-    def _record_selection(self, rows, n_rows, **facts) -> None:
-        self.selected_rows_ = np.asarray(rows)
-        self.selection_ = {"method": self.data_selection, "n_selected": len(rows),
-                           "selected_fraction": len(rows) / n_rows, **facts}
 
     # ------------------------------------------------------------------ hooks
     def _initial_tree(self, ctx):
