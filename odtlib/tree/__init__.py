@@ -1,6 +1,6 @@
 """Decision trees learned by the MIP formulations: node types, prediction, (de)serialisation, text and plots.
 
-A :class:`Tree` is a mapping from integer node ids to nodes. Internal nodes hold one of three split kinds,
+A :class:`Tree` is a mapping from integer node ids to nodes. Internal nodes hold one of four split kinds,
 matching the papers reproduced by odtlib:
 
 * :class:`UnivariateSplit` -- ``x[feature] <= threshold`` goes left. On binary data with the default

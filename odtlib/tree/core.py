@@ -306,7 +306,8 @@ class Tree:
     @classmethod
     def from_sklearn(cls, cart: Any, labels: Sequence[Any] | None = None,
                      feature_names: list[str] | None = None) -> Tree:
-        """A fitted scikit-learn ``DecisionTreeClassifier`` (CART) as a Tree of :class:`UnivariateSplit` nodes.
+        """A fitted scikit-learn ``DecisionTreeClassifier`` (CART) as a Tree of
+        :class:`~odtlib.tree.UnivariateSplit` nodes.
 
         Both send ``x_f <= t`` left, and the splits keep CART's thresholds (0.5 on 0/1 data: "x_f = 0 goes
         left", the rule of the binary formulations), so the Tree predicts as CART does. Ids are breadth first
