@@ -24,7 +24,7 @@ from odtlib.experiments.stored import CHECKOUT
 BOOK_SOURCES = CHECKOUT / "book"                 # conf.py and the hand-written pages
 DEFAULT_RUNS = ("runs/full", "runs/quick")
 BUNDLED_MATHJAX = Path("/usr/share/javascript/mathjax")
-REEXPORTING = ("odtlib.models", "odtlib.data", "odtlib.solvers")   # packages whose API lives in submodules
+REEXPORTING = ("odtlib.models", "odtlib.data", "odtlib.solvers", "odtlib.tree")  # API defined in submodules
 LEDGER_PAGE_COLUMNS = ["id", "claim", "source", "paper_value", "ours", "unit", "verdict", "reasoning"]
 API_MODULES = {  # page section -> modules documented with autodoc
     "Estimators": ["odtlib.models"],

@@ -148,17 +148,14 @@ def full_tree_routing(tree: Tree, X: np.ndarray, depth: int, margin: float = 0.0
     n_features = X.shape[1]
     splits: dict[int, tuple[np.ndarray, float]] = {}
     leaf_label: dict[int, object] = {}
-    stack = [(tree.root, 1, 0)]
-    while stack:
-        node_id, t, level = stack.pop()
-        node = tree.nodes[node_id]
+    for node_id, t in tree.full_tree_positions().items():
+        node, level = tree.nodes[node_id], t.bit_length() - 1
         if isinstance(node, Leaf):
             leaf_label[t << (depth - level)] = node.label
-            continue
-        if level >= depth:
+        elif level >= depth:
             raise ValueError(f"warm-start tree is deeper than depth={depth}")
-        splits[t] = _bounded_split(node, n_features)
-        stack += [(node.left, 2 * t, level + 1), (node.right, 2 * t + 1, level + 1)]
+        else:
+            splits[t] = _bounded_split(node, n_features)
     node_of = np.ones((len(X), depth + 1), dtype=np.int64)
     for level in range(depth):
         here = node_of[:, level]

@@ -37,7 +37,7 @@ import numbers
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import pyomo.environ as pyo
@@ -47,7 +47,7 @@ from odtlib.models._base import ODTClassifier, warn_user
 from odtlib.solvers import SolveResult, SolverCapabilityWarning, capabilities, solve, solver_tuning
 from odtlib.solvers.capabilities import EMULATED, MISSING
 from odtlib.solvers.result import relative_gap
-from odtlib.tree import Leaf, Tree, UnivariateSplit
+from odtlib.tree import Tree
 
 __all__ = ["MIPTreeClassifier", "FitContext", "PluginNeed", "NotProvedOptimalWarning", "cart_tree", "tree_from_cart",
            "objective_step", "weighted_objective_step", "common_constraints", "store_parameters", "PointWeightsFit",
@@ -190,23 +190,13 @@ def cart_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int, see
 
     cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha).fit(
         X, y, sample_weight=sample_weight)
-    return tree_from_cart(cart, classes[cart.classes_])
+    return Tree.from_sklearn(cart, classes[cart.classes_])
 
 
 def tree_from_cart(cart, labels: np.ndarray) -> Tree:
-    """A fitted scikit-learn ``DecisionTreeClassifier`` as an odtlib Tree (breadth-first ids, CART's
-    thresholds; ``x_f <= t`` goes left in both); ``labels[k]`` is the label of CART's k-th class."""
-    t = cart.tree_
-    nodes: dict[int, Any] = {}
-    stack = [(0, 1)]
-    while stack:
-        sk_node, n = stack.pop()
-        if t.children_left[sk_node] == -1:
-            nodes[n] = Leaf(labels[int(np.argmax(t.value[sk_node][0]))])
-        else:
-            nodes[n] = UnivariateSplit(int(t.feature[sk_node]), 2 * n, 2 * n + 1, float(t.threshold[sk_node]))
-            stack += [(t.children_left[sk_node], 2 * n), (t.children_right[sk_node], 2 * n + 1)]
-    return Tree(nodes, root=1)
+    """Deprecated spelling of :meth:`odtlib.tree.Tree.from_sklearn` ``(cart, labels)``, kept while
+    ``svm1odt/`` still imports it."""
+    return Tree.from_sklearn(cart, labels)
 
 
 def store_parameters(estimator, params: dict) -> None:

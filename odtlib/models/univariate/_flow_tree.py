@@ -22,6 +22,7 @@ import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
 
 from odtlib.models._tree_index import TreeIndex, linear_sum
+from odtlib.tree import Leaf, Tree, UnivariateSplit
 
 NO_SPLIT = -1  # "this node does not branch" in branch-feature arrays
 
@@ -155,18 +156,8 @@ def cart_assignment(X: np.ndarray, y: np.ndarray, depth: int, seed: int = 0, ccp
     from sklearn.tree import DecisionTreeClassifier
 
     cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha).fit(X, y)
-    t = cart.tree_
-    branch_feature: dict[int, int] = {}
-    node_label: dict[int, int] = {}
-    stack = [(0, 1)]
-    while stack:
-        sk_node, n = stack.pop()
-        if t.children_left[sk_node] == -1:
-            node_label[n] = int(cart.classes_[np.argmax(t.value[sk_node][0])])
-        else:
-            branch_feature[n] = int(t.feature[sk_node])
-            stack += [(t.children_left[sk_node], 2 * n), (t.children_right[sk_node], 2 * n + 1)]
-    return complete_assignment(branch_feature, node_label, TreeIndex(depth))
+    class_indices = np.arange(int(cart.classes_.max()) + 1)   # y holds class indices: label k is class k
+    return tree_assignment(Tree.from_sklearn(cart), class_indices, depth)
 
 
 def tree_assignment(tree_obj, classes: np.ndarray, depth: int) -> tuple[dict[int, int], dict[int, int]]:
@@ -175,24 +166,19 @@ def tree_assignment(tree_obj, classes: np.ndarray, depth: int) -> tuple[dict[int
     Labels are mapped to their index in ``classes``. Raises if the tree is deeper than ``depth`` or uses a
     split kind other than univariate.
     """
-    from odtlib.tree import Leaf, UnivariateSplit
-
     class_index = {label: k for k, label in enumerate(classes.tolist())}
     branch_feature: dict[int, int] = {}
     node_label: dict[int, int] = {}
-    stack = [(tree_obj.root, 1, 0)]
-    while stack:
-        node_id, n, level = stack.pop()
+    for node_id, n in tree_obj.full_tree_positions().items():
         node = tree_obj.nodes[node_id]
         if isinstance(node, Leaf):
             node_label[n] = class_index[node.label]
-        elif isinstance(node, UnivariateSplit):
-            if level >= depth:
-                raise ValueError(f"warm-start tree is deeper than depth={depth}")
-            branch_feature[n] = int(node.feature)
-            stack += [(node.left, 2 * n, level + 1), (node.right, 2 * n + 1, level + 1)]
-        else:
+        elif not isinstance(node, UnivariateSplit):
             raise ValueError(f"warm-start tree must have univariate splits only, found {type(node).__name__}")
+        elif n >= 2**depth:
+            raise ValueError(f"warm-start tree is deeper than depth={depth}")
+        else:
+            branch_feature[n] = int(node.feature)
     return complete_assignment(branch_feature, node_label, TreeIndex(depth))
 
 

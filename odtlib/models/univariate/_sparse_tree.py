@@ -21,6 +21,7 @@ import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
 
 from odtlib.models.univariate._flow_tree import TreeIndex, branch_array, linear_sum, route
+from odtlib.tree.build import full_tree_walk
 
 __all__ = ["SparseTree", "TreeColumns", "add_leaf_variables", "add_branch_leaf_or_cut",
            "add_leaf_predicts_one_class", "add_one_leaf_per_path", "accuracy_minus_leaves",
@@ -117,12 +118,10 @@ class SparseTree:
     @classmethod
     def from_arrays(cls, depth: int, b: np.ndarray, p: np.ndarray, w: np.ndarray) -> SparseTree:
         """Read an integer solution on the node grid (b: nodes × F, p: nodes, w: nodes × K)."""
-        branch, leaf, stack = {}, {}, [1]
-        while stack:
-            n = stack.pop()
-            if n < 2**depth and p[n] < 0.5 and b[n].max() > 0.5:
+        branch, leaf = {}, {}
+        for n, splits in full_tree_walk(lambda n: n < 2**depth and p[n] < 0.5 and b[n].max() > 0.5):
+            if splits:
                 branch[n] = int(b[n].argmax())
-                stack += [2 * n, 2 * n + 1]
             else:
                 leaf[n] = int(w[n].argmax())
         return cls(depth, branch, leaf)
@@ -148,12 +147,10 @@ def sparse_from_assignment(branch_feature: dict[int, int], node_label: dict[int,
                            ) -> SparseTree:
     """The sparse tree of a completed (b, w) assignment of :mod:`odtlib.models.univariate._flow_tree` (every node
     branches or predicts): the reachable branch nodes, and the first predicting node on each path as leaf."""
-    branch, leaf, stack = {}, {}, [1]
-    while stack:
-        n = stack.pop()
-        if n in branch_feature and n < 2**depth:
+    branch, leaf = {}, {}
+    for n, splits in full_tree_walk(lambda n: n in branch_feature and n < 2**depth):
+        if splits:
             branch[n] = branch_feature[n]
-            stack += [2 * n, 2 * n + 1]
         else:
             leaf[n] = node_label[n]
     return SparseTree(depth, branch, leaf)
