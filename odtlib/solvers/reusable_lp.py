@@ -60,7 +60,28 @@ def _indices(columns) -> np.ndarray:
 
 def _per_index(values, n: int) -> np.ndarray:
     """``values`` (a scalar or one value per index) as n floats."""
-    return np.broadcast_to(np.asarray(values, dtype=np.float64), (n,)).copy()
+    out = np.empty(n)
+    out[:] = values
+    return out
+
+
+def _as_matrix(matrix) -> np.ndarray | sparse.csc_matrix:
+    """A sparse matrix as CSC (its entries' order kept), anything else as a dense array of floats: a small dense
+    matrix costs far less per operation than scipy's sparse machinery."""
+    if sparse.issparse(matrix):
+        return sparse.csc_matrix(matrix, dtype=np.float64)
+    return np.array(matrix, dtype=np.float64, ndmin=2)
+
+
+def _column_wise(matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """HiGHS's column-wise arrays (starts, row indices, values) of the non-zeros, rows ascending in a dense
+    matrix's columns."""
+    if sparse.issparse(matrix):
+        return matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32), matrix.data
+    columns, rows = np.nonzero(matrix.T)
+    starts = np.zeros(matrix.shape[1] + 1, dtype=np.int32)
+    np.cumsum(np.bincount(columns, minlength=matrix.shape[1]), out=starts[1:])
+    return starts, rows.astype(np.int32), matrix.T[columns, rows]
 
 
 class ReusableLP:
@@ -70,7 +91,7 @@ class ReusableLP:
     Parameters
     ----------
     matrix : array or scipy sparse matrix, shape (rows, columns)
-        The constraint matrix A (kept column-wise; the order of a sparse matrix's entries is kept).
+        The constraint matrix A (a sparse one is passed column-wise in the order of its entries).
     row_lower, row_upper : float or array
         Row bounds (-inf / inf for a one-sided row, equal for an equality).
     costs : float or array, default 0
@@ -134,10 +155,10 @@ class ReusableLP:
         self.n_solves, self.seconds, self.status = 0, 0.0, "not solved"
         start = time.perf_counter()
         self._highspy = highspy
-        matrix = sparse.csc_matrix(matrix, dtype=np.float64)
+        matrix = _as_matrix(matrix)
         n_rows, n_cols = matrix.shape
         self._costs = _per_index(costs, n_cols)        # the built costs, what close() returns to
-        self._current_costs = self._costs.copy()
+        self._current_costs, self._costs_changed = self._costs.copy(), False
         self._lower, self._upper = _per_index(col_lower, n_cols), _per_index(col_upper, n_cols)
         self._is_open = np.full(n_cols, not closed)
         self._row_lower, self._row_upper = _per_index(row_lower, n_rows), _per_index(row_upper, n_rows)
@@ -153,7 +174,7 @@ class ReusableLP:
                           highspy.HighsModelStatus.kUnbounded: "unbounded"}
         self.seconds += time.perf_counter() - start
 
-    def _highs_lp(self, matrix: sparse.csc_matrix, sense: str):
+    def _highs_lp(self, matrix, sense: str):
         lp = self._highspy.HighsLp()
         lp.num_row_, lp.num_col_ = matrix.shape
         lp.col_cost_ = self._costs
@@ -161,9 +182,7 @@ class ReusableLP:
         lp.col_upper_ = np.where(self._is_open, self._upper, 0.0)
         lp.row_lower_, lp.row_upper_ = self._row_lower, self._row_upper
         lp.a_matrix_.format_ = self._highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = matrix.indptr.astype(np.int32)
-        lp.a_matrix_.index_ = matrix.indices.astype(np.int32)
-        lp.a_matrix_.value_ = matrix.data
+        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = _column_wise(matrix)
         if sense == "max":
             lp.sense_ = self._highspy.ObjSense.kMaximize
         return lp
@@ -191,6 +210,8 @@ class ReusableLP:
         zeros = np.zeros(len(columns))
         self.highs.changeColsBounds(len(columns), columns, zeros, zeros)
         self._is_open[columns] = False
+        if not self._costs_changed:
+            return
         changed = columns[self._current_costs[columns] != self._costs[columns]]
         if len(changed):
             self.highs.changeColsCost(len(changed), changed, self._costs[changed])
@@ -203,6 +224,7 @@ class ReusableLP:
         costs = _per_index(costs, len(columns))
         self.highs.changeColsCost(len(columns), columns, costs)
         self._current_costs[columns] = costs
+        self._costs_changed = True
 
     @_timed
     def set_row_bounds(self, rows, lower, upper) -> None:
@@ -229,12 +251,15 @@ class ReusableLP:
     @_timed
     def add_columns(self, matrix, *, costs=0.0, col_lower=0.0, col_upper=np.inf) -> None:
         """Append open columns: ``matrix`` has one column per new column (rows as in A)."""
-        matrix = sparse.csc_matrix(matrix, dtype=np.float64)
+        matrix = _as_matrix(matrix)
         k = matrix.shape[1]
         costs, lower, upper = (_per_index(v, k) for v in (costs, col_lower, col_upper))
-        self.highs.addCols(k, costs, lower, upper, matrix.nnz, matrix.indptr[:-1].astype(np.int32),
-                           matrix.indices.astype(np.int32), matrix.data)
-        self._matrix = sparse.hstack([self._matrix, matrix], format="csc")
+        starts, index, value = _column_wise(matrix)
+        self.highs.addCols(k, costs, lower, upper, len(value), starts[:-1], index, value)
+        if sparse.issparse(self._matrix):
+            self._matrix = sparse.hstack([self._matrix, sparse.csc_matrix(matrix)], format="csc")
+        else:
+            self._matrix = np.hstack([self._matrix, matrix.toarray() if sparse.issparse(matrix) else matrix])
         self._costs = np.concatenate([self._costs, costs])
         self._current_costs = np.concatenate([self._current_costs, costs])
         self._lower, self._upper = np.concatenate([self._lower, lower]), np.concatenate([self._upper, upper])
@@ -268,26 +293,24 @@ class ReusableLP:
         y = np.asarray(ray, dtype=np.float64)
         y = y / max(np.abs(y).max(), 1e-300)
         on_columns = self._matrix.T @ y
-        margins = [self._row_minimum(s * y, tol) - self._column_maximum(s * on_columns, tol) for s in (1.0, -1.0)]
-        sign = 1.0 if margins[0] >= margins[1] else -1.0
-        return sign * y if max(margins) > -np.inf else None
-
-    def _column_maximum(self, a: np.ndarray, tol: float) -> float:
-        """max Σ_j a_j x_j over the columns' current bounds (inf when unbounded beyond ``tol``)."""
         lower = np.where(self._is_open, self._lower, 0.0)
         upper = np.where(self._is_open, self._upper, 0.0)
-        return _bound_sum(a, upper, lower, tol)
+        column_max = [_max_dot(s * on_columns, lower, upper, tol) for s in (1.0, -1.0)]
+        if np.isinf(column_max).all():
+            return None
+        if np.isinf(column_max).any():                     # only one sign keeps max_x y·(A x) finite
+            return y if column_max[0] < np.inf else -y
+        row_min = [-_max_dot(-s * y, self._row_lower, self._row_upper, tol) for s in (1.0, -1.0)]
+        return y if row_min[0] - column_max[0] >= row_min[1] - column_max[1] else -y
 
-    def _row_minimum(self, y: np.ndarray, tol: float) -> float:
-        """min Σ_r y_r r_r over the rows' bounds (-inf when unbounded beyond ``tol``)."""
-        return -_bound_sum(-y, self._row_upper, self._row_lower, tol)
 
-
-def _bound_sum(a: np.ndarray, at_positive: np.ndarray, at_negative: np.ndarray, tol: float) -> float:
-    """Σ_j a_j z_j with z_j = ``at_positive`` where a_j > 0 and ``at_negative`` where a_j < 0 (the max of a·z
-    over a box); inf when an a_j beyond ``tol`` meets an infinite bound, whose within-``tol`` entries count 0."""
-    bound = np.where(a > 0, at_positive, at_negative)
-    infinite = ~np.isfinite(bound)
-    if np.any(infinite & (np.abs(a) > tol)):
-        return np.inf
-    return float(a @ np.where(infinite, 0.0, bound))
+def _max_dot(a: np.ndarray, lower: np.ndarray, upper: np.ndarray, tol: float) -> float:
+    """max a·z over the box lower <= z <= upper; inf when an a_j beyond ``tol`` meets an infinite bound (entries
+    of a within ``tol`` of 0 count as 0 there)."""
+    bound = np.where(a > 0, upper, lower)
+    finite = np.isfinite(bound)
+    if not finite.all():
+        if np.any(np.abs(a[~finite]) > tol):
+            return np.inf
+        bound = np.where(finite, bound, 0.0)
+    return float(a @ bound)
