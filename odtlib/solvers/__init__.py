@@ -31,6 +31,10 @@ Public API::
 
 Plug-ins (`plugins`): LazyRowFamily, CutFamily, PrimalHeuristic, and BranchAndCut, the
 Callbacks object that runs any number of each.
+
+Small LPs solved many times (`reusable_lp`): ReusableLP(A, row_lower, row_upper, costs=..., closed=...),
+one HiGHS model changed in place between solves (open/close columns, set_costs, set_row_bounds, ...),
+with vertex(), farkas_ray(), n_solves and seconds; models use it instead of a solver's own API.
 """
 from odtlib.solvers.base import SolverNotAvailableError
 from odtlib.solvers.callbacks import Callbacks, LinearRow, Values
@@ -44,6 +48,7 @@ from odtlib.solvers.capabilities import (
 from odtlib.solvers.core import SOLVERS, StartRejectedWarning, available_solvers, solve
 from odtlib.solvers.plugins import BranchAndCut, CutFamily, LazyRowFamily, PrimalHeuristic
 from odtlib.solvers.result import SolveResult
+from odtlib.solvers.reusable_lp import ReusableLP
 from odtlib.solvers.trace import TracePoint
 
 __all__ = [
@@ -53,6 +58,7 @@ __all__ = [
     "CutFamily",
     "LazyRowFamily",
     "PrimalHeuristic",
+    "ReusableLP",
     "SolverCapabilities",
     "SolverCapabilityWarning",
     "StartRejectedWarning",

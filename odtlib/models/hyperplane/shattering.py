@@ -23,9 +23,10 @@ other four time-limited at the same incumbent and bound); "favour_recent" added 
 "avoid_recent" added 711 (its rounds repeat a cut sooner and stop) and proved Wine in 6.0 s instead of 11.2 s.
 One proved instance does not settle the choice, so the default stays our reading of the intent.
 
-The LPs are many and tiny, so they run on one HiGHS model per training set, built once with two columns per
-point (its left and its right copy); a call only opens the columns of N_2t and N_2t+1 (bounds) and sets the
-costs, and HiGHS warm-starts from the previous basis. No Pyomo per LP.
+The LPs are many and tiny, so they run on one :class:`~odtlib.solvers.ReusableLP` per training set (on HiGHS,
+whatever solver runs the MIP), built once with two columns per point (its left and its right copy); a call
+only opens the columns of N_2t and N_2t+1 and sets their costs, and the simplex warm-starts from the previous
+basis. No Pyomo per LP.
 
 Plug-ins (:mod:`odtlib.solvers.plugins`): :class:`ShatteringUserCuts` (cut family, at fractional points) and
 :class:`ShatteringBendersCuts` (lazy rows at integer and fractional points, for the nodes whose big-M rows the
@@ -34,14 +35,13 @@ without (1m); :func:`separating_hyperplane` recovers (a_t, b_t) of a Benders nod
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyomo.environ as pyo
 from scipy.optimize import linprog
 
-from odtlib.solvers import CutFamily, LazyRowFamily, LinearRow, Values
+from odtlib.solvers import CutFamily, LazyRowFamily, LinearRow, ReusableLP, Values
 
 __all__ = ["ShatteringCut", "ShatteringSeparator", "ShatteringUserCuts", "ShatteringBendersCuts",
            "initial_shattering_cuts", "separating_hyperplane", "strict_separator", "CUT_ORDERS"]
@@ -69,62 +69,36 @@ class ShatteringCut:
 
 
 class FarkasLP:
-    """min c·q over Q_t for chosen (N_2t, N_2t+1), on one reused HiGHS model (two columns per point)."""
+    """min c·q over Q_t for chosen (N_2t, N_2t+1): one :class:`~odtlib.solvers.ReusableLP` per training set.
+
+    Q_t of Section 4.1 for every possible pair of sides at once: columns q_i of a left copy of every point x^i
+    (0..n-1) and of a right copy (n..2n-1); rows Σ_{N_2t} q_i x^i - Σ_{N_2t+1} q_i x^i = 0 (p rows),
+    Σ_{N_2t} q_i = 1 and Σ_{N_2t+1} q_i = 1. Every copy is closed (q_i = 0) until a call opens it."""
 
     def __init__(self, X: np.ndarray):
-        import highspy   # HiGHS runs the separation LPs whatever solver runs the MIP
-
-        from odtlib.solvers.highs import new_highs
-
-        self._optimal = highspy.HighsModelStatus.kOptimal
         self.n, self.p = X.shape
-        n, p = self.n, self.p
-        starts, index, value = [0], [], []
-        for side in (1.0, -1.0):                       # left copies: +x^i, right copies: -x^i
-            for i in range(n):
-                nz = np.flatnonzero(X[i])
-                index += nz.tolist() + [p if side > 0 else p + 1]
-                value += (side * X[i, nz]).tolist() + [1.0]
-                starts.append(len(index))
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = 2 * n, p + 2
-        lp.col_cost_ = np.zeros(2 * n)
-        lp.col_lower_ = np.zeros(2 * n)
-        lp.col_upper_ = np.zeros(2 * n)                 # every column closed until a call opens it
-        lp.row_lower_ = lp.row_upper_ = np.concatenate([np.zeros(p), [1.0, 1.0]])
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = np.array(starts, dtype=np.int32)
-        lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
-        lp.a_matrix_.value_ = np.array(value, dtype=np.float64)
-        self.highs = new_highs(log=False)
-        self.highs.setOptionValue("solver", "simplex")     # a vertex: its support is an IIS
-        self.highs.passModel(lp)
-        self.open = np.zeros(0, dtype=np.int32)
-        self.n_solves, self.seconds = 0, 0.0
+        copies = np.hstack([X.T, -X.T])                                # x^i on the left, -x^i on the right
+        sides = np.kron(np.eye(2), np.ones(self.n))                    # Σ_left q_i, Σ_right q_i
+        rhs = np.r_[np.zeros(self.p), 1.0, 1.0]
+        self.lp = ReusableLP(np.vstack([copies, sides]), rhs, rhs, closed=True)   # simplex: a vertex (support: an IIS)
+
+    @property
+    def n_solves(self) -> int:
+        return self.lp.n_solves
+
+    @property
+    def seconds(self) -> float:
+        return self.lp.seconds
 
     def solve(self, left: np.ndarray, right: np.ndarray, cost: np.ndarray) -> np.ndarray | None:
         """A vertex q of Q_t (length n for the left copies, then n for the right copies), or None if empty.
 
         ``cost`` (length n) is the objective coefficient of each point, minimised."""
-        start = time.perf_counter()
-        columns = np.concatenate([left, self.n + right]).astype(np.int32)
-        self._set_open(columns)
-        costs = np.concatenate([cost[left], cost[right]])
-        self.highs.changeColsCost(len(columns), columns, costs)
-        self.highs.run()
-        status = self.highs.getModelStatus()
-        q = np.asarray(self.highs.getSolution().col_value) if status == self._optimal else None
-        self.n_solves += 1
-        self.seconds += time.perf_counter() - start
-        return q
-
-    def _set_open(self, columns: np.ndarray) -> None:
-        """Close the columns of the previous call, open ``columns`` (bounds [0, inf), cost reset)."""
-        if len(self.open):
-            self.highs.changeColsBounds(len(self.open), self.open, np.zeros(len(self.open)), np.zeros(len(self.open)))
-            self.highs.changeColsCost(len(self.open), self.open, np.zeros(len(self.open)))
-        self.highs.changeColsBounds(len(columns), columns, np.zeros(len(columns)), np.full(len(columns), np.inf))
-        self.open = columns
+        columns = np.concatenate([left, self.n + right])
+        self.lp.close()                                                # the previous call's sides
+        self.lp.open(columns)
+        self.lp.set_costs(columns, np.concatenate([cost[left], cost[right]]))
+        return self.lp.vertex() if self.lp.solve() == "optimal" else None
 
 
 @dataclass

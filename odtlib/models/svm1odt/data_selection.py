@@ -30,9 +30,10 @@ How the per-point LPs are solved (``interior_points``), all exact for ε' = 0:
    Qhull places in no simplex, go to the LP.
 3. *Feasibility instead of max b.* The LP of point j is feasible with b_j = 1 exactly when its optimum has
    ``floor(b_j) = 1`` (Theorem 4), so each LP is "Σ λ_i x_i within ε' of x_j, Σ λ_i = 1, λ >= 0". Over hull
-   columns it runs on one reused HiGHS model whose row bounds change from point to point (the simplex
-   restarts from the last basis). Without hull columns (ε' > 0, or more than ``MAX_HULL_DIMENSION``
-   dimensions) it runs by column generation (:func:`generated_lp`), exact through HiGHS's Farkas rays.
+   columns it runs on one :class:`~odtlib.solvers.ReusableLP` whose row bounds change from point to point
+   (the simplex restarts from the last basis). Without hull columns (ε' > 0, or more than
+   ``MAX_HULL_DIMENSION`` dimensions) it runs by column generation (:func:`generated_lp`), exact through the
+   LP's Farkas rays.
 4. *Representation pass* (the paper's T(λ̄)): an interior point whose λ uses another interior point is solved
    again over the non-interior columns. For ε' = 0 this always succeeds (conv(N \\ {j}) is spanned by
    vertices, which are never interior); for ε' > 0 a point that fails is no longer counted interior, so every
@@ -58,6 +59,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
 from odtlib.models._pipeline import store_parameters, tree_from_cart
+from odtlib.solvers import ReusableLP
 from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
 
 __all__ = ["LPDataSelector", "iterative_training", "iterative_selection", "interior_points", "ConvexCover",
@@ -73,77 +75,54 @@ GENERATED = 50                # columns added per round of column generation
 
 # ---------------------------------------------------------------------------- one point's LP of (24)
 class ConvexCombinationLP:
-    """Is x within ε' (per coordinate) of a convex combination of the columns? One reused HiGHS model.
+    """LP (24) of one point x in its feasibility form (module docstring, 3.): is x within ε' (per coordinate) of
+    a convex combination of the columns? One :class:`~odtlib.solvers.ReusableLP` for every x.
 
-    Rows: ``x - ε' <= Σ_i λ_i c_i <= x + ε'`` (d rows) and ``Σ_i λ_i = 1``; columns λ_i >= 0, one per point c_i
-    of ``columns``; ``solve(x, exclude=k)`` keeps column k at 0 (x's own column); :meth:`add_columns` grows it.
+    Rows: ``x - ε' <= Σ_i λ_i c_i <= x + ε'`` (d rows) and ``Σ_i λ_i = 1`` (b_j = 1); columns λ_i >= 0, one per
+    point c_i of ``columns``; ``solve(x, exclude=k)`` keeps column k at 0 (x's own column); :meth:`add_columns`
+    grows it. The simplex gives a vertex solution (at most d + 1 weights > 0) and, with presolve off, restarts
+    from the last point's basis.
     """
 
     def __init__(self, columns: np.ndarray, epsilon_prime: float):
-        import highspy
-
-        from odtlib.solvers.highs import new_highs
-
         m, d = columns.shape
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = m, d + 1
-        lp.col_cost_ = np.zeros(m)
-        lp.col_lower_ = np.zeros(m)
-        lp.col_upper_ = np.full(m, np.inf)
-        lp.row_lower_ = np.zeros(d + 1)
-        lp.row_upper_ = np.zeros(d + 1)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = np.arange(0, (d + 1) * m + 1, d + 1, dtype=np.int32)
-        lp.a_matrix_.index_ = np.tile(np.arange(d + 1, dtype=np.int32), m)
-        lp.a_matrix_.value_ = np.hstack([columns, np.ones((m, 1))]).ravel()
-        self.highs = new_highs(log=False)
-        self.highs.setOptionValue("solver", "simplex")     # a vertex solution: at most d + 1 weights > 0
-        self.highs.setOptionValue("presolve", "off")       # keeps the basis from one point to the next
-        self.highs.passModel(lp)
-        self._optimal = highspy.HighsModelStatus.kOptimal
+        self.lp = ReusableLP(self._weights_rows(columns), np.zeros(d + 1), np.zeros(d + 1), presolve=False)
         self._rows = np.arange(d + 1, dtype=np.int32)
         self.columns = columns
         self.epsilon_prime = epsilon_prime
-        self.n_solves = 0
+
+    @staticmethod
+    def _weights_rows(columns: np.ndarray) -> np.ndarray:
+        """The matrix of the rows for the points ``columns``: their coordinates, then a 1 (Σ_i λ_i)."""
+        return np.vstack([columns.T, np.ones(len(columns))])
+
+    @property
+    def n_solves(self) -> int:
+        return self.lp.n_solves
 
     def add_columns(self, columns: np.ndarray) -> None:
-        k, d = columns.shape
-        self.highs.addCols(k, np.zeros(k), np.zeros(k), np.full(k, np.inf), k * (d + 1),
-                           np.arange(0, k * (d + 1), d + 1, dtype=np.int32), np.tile(self._rows, k),
-                           np.hstack([columns, np.ones((k, 1))]).ravel())
+        self.lp.add_columns(self._weights_rows(columns))
         self.columns = np.vstack([self.columns, columns])
 
     def farkas_ray(self) -> np.ndarray | None:
-        """After an infeasible solve: y (d + 1 row multipliers) with y·(c, 1) <= 0 on every column and
-        y·(x, 1) > 0 on the target's box, HiGHS's certificate oriented so; None if HiGHS has none."""
-        _, has_ray, ray = self.highs.getDualRay()
-        if not has_ray:
-            return None
-        y = np.asarray(ray) / max(np.abs(ray).max(), 1e-300)
-        on_columns = self.columns @ y[:-1] + y[-1]
-        if on_columns.max() > RAY_TOL:
-            y, on_columns = -y, -on_columns
-        return y if on_columns.max() <= RAY_TOL else None
-
-    def _set_upper(self, column: int, upper: float) -> None:
-        self.highs.changeColsBounds(1, np.array([column], dtype=np.int32), np.zeros(1), np.array([upper]))
+        """After an infeasible solve: y (d + 1 row multipliers, max |y| = 1) with y·(c, 1) <= 0 on every column
+        and y·(x, 1) > 0 on the target's box; None if HiGHS has no such certificate."""
+        return self.lp.farkas_ray(RAY_TOL)
 
     def solve(self, x: np.ndarray, exclude: int = -1) -> tuple[np.ndarray, np.ndarray] | None:
         """(columns, weights) of a vertex solution, or None when x is not in the hull (within ε')."""
         if exclude >= 0:                           # the point's own column
-            self._set_upper(exclude, 0.0)
+            self.lp.close([exclude])
         rhs = np.append(x, 1.0)
         slack = np.append(np.full(len(x), self.epsilon_prime), 0.0)
-        self.highs.changeRowsBounds(len(rhs), self._rows, rhs - slack, rhs + slack)
-        self.highs.run()
-        self.n_solves += 1
+        self.lp.set_row_bounds(self._rows, rhs - slack, rhs + slack)
         found = None
-        if self.highs.getModelStatus() == self._optimal:
-            lam = np.asarray(self.highs.getSolution().col_value)
+        if self.lp.solve() == "optimal":
+            lam = self.lp.vertex()
             support = np.flatnonzero(lam > SUPPORT_TOL)
             found = (support, lam[support])
         if exclude >= 0:
-            self._set_upper(exclude, np.inf)
+            self.lp.open([exclude])
         return found
 
 
@@ -438,10 +417,6 @@ def _program_19(points: np.ndarray):
 def balanced_selection(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Algorithm 2 on one cluster: (selected mask, covered mask, number of solves). (19) runs on the distinct
     points; the later copies of a selected point count as covered by its first copy."""
-    import highspy
-
-    from odtlib.solvers.highs import new_highs
-
     X = np.asarray(X, dtype=float)
     points, first, distinct_of = np.unique(X, axis=0, return_index=True, return_inverse=True)
     distinct_of = distinct_of.ravel()
@@ -450,38 +425,24 @@ def balanced_selection(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         raise ValueError(f"the balanced data selection solves LP (32) with |N|^2 weights; a cluster has {m} "
                          f"distinct points, above MAX_BALANCED_POINTS = {MAX_BALANCED_POINTS}: use method='lp'")
     matrix, row_lower, row_upper = _program_19(points)
-    n_col = matrix.shape[1]
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = n_col, matrix.shape[0]
-    lp.col_cost_ = np.concatenate([np.ones(m), -np.ones(m), np.zeros(n_col - 2 * m)])   # min Σ a - Σ b
-    lp.col_lower_ = np.zeros(n_col)
-    lp.col_upper_ = np.concatenate([np.ones(2 * m), np.full(n_col - 2 * m, np.inf)])
-    lp.row_lower_, lp.row_upper_ = row_lower, row_upper
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = matrix.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = matrix.indices.astype(np.int32)
-    lp.a_matrix_.value_ = matrix.data
-    highs = new_highs(log=False)
-    highs.passModel(lp)
-    highs.run()                                                         # LP (32)
-    b_relaxed = np.asarray(highs.getSolution().col_value)[m:2 * m]
+    n_lam = matrix.shape[1] - 2 * m
+    a, b = np.arange(m), m + np.arange(m)
+    lp = ReusableLP(matrix, row_lower, row_upper, costs=np.r_[np.ones(m), -np.ones(m), np.zeros(n_lam)],
+                    col_upper=np.r_[np.ones(2 * m), np.full(n_lam, np.inf)], simplex=False)
+    lp.solve()                                                          # LP (32): min Σ a - Σ b (f = g = 1)
+    b_relaxed = lp.vertex()[b]
     fixed_zero, fixed_one = b_relaxed <= 1e-7, b_relaxed >= 1 - 1e-7
-    b_lower = np.where(fixed_one, 1.0, 0.0)
-    b_upper = np.where(fixed_zero, 0.0, 1.0)
-    highs.changeColsBounds(m, np.arange(m, 2 * m, dtype=np.int32), b_lower, b_upper)
-    highs.changeColsIntegrality(2 * m, np.arange(2 * m, dtype=np.int32),
-                                np.full(2 * m, highspy.HighsVarType.kInteger))
-    highs.setOptionValue("mip_rel_gap", 0.0)
-    highs.run()                                                         # (19) on the ambiguous points
-    if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:    # a = 1 off I1 is always feasible
-        raise RuntimeError(f"HiGHS did not solve (19) of a cluster of {m} points: {highs.getModelStatus()}")
-    solution = np.round(np.asarray(highs.getSolution().col_value)[: 2 * m]).astype(bool)
-    selected_d, covered_d = solution[:m], solution[m:]
+    lp.set_column_bounds(b, np.where(fixed_one, 1.0, 0.0), np.where(fixed_zero, 0.0, 1.0))
+    lp.set_integer(np.r_[a, b])
+    if lp.solve() != "optimal":                 # (19) on the ambiguous points; a = 1 off I1 is always feasible
+        raise RuntimeError(f"HiGHS did not solve (19) of a cluster of {m} points: {lp.status}")
+    solution = np.round(lp.vertex()[: 2 * m]).astype(bool)
+    selected_d, covered_d = solution[a], solution[b]
     selected = np.zeros(len(X), dtype=bool)
     selected[first[selected_d]] = True
     later_copy = np.arange(len(X)) != first[distinct_of]
     covered = covered_d[distinct_of] | (later_copy & selected_d[distinct_of])
-    return selected, covered, 2
+    return selected, covered, lp.n_solves
 
 
 # ---------------------------------------------------------------------------- the selector
