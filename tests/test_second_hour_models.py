@@ -276,9 +276,9 @@ def test_objective_at_prices_a_start_by_hand():
 
 
 def _cart_tree_of(X, y):
-    from odtlib.models._pipeline import tree_from_cart
+    from odtlib.tree import Tree
 
-    return tree_from_cart(_cart(X, y, 1), np.array([0, 1]))
+    return Tree.from_sklearn(_cart(X, y, 1), np.array([0, 1]))
 
 
 def test_time_limited_svm1odt_reports_no_trivial_bound():

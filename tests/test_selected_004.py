@@ -12,9 +12,8 @@ from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
 from odtlib.models import SVM1ODT, DataSelectedClassifier, IterativeTraining
-from odtlib.models._pipeline import tree_from_cart
 from odtlib.models.svm1odt import LPDataSelector, default_epsilon, iterative_selection
-from odtlib.tree import Leaf
+from odtlib.tree import Leaf, Tree
 
 
 def blobs(seed: int, n_rows: int = 60):
@@ -39,7 +38,7 @@ def section_3_by_hand(X, y, depth: int, method: str = "lp"):
     cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
     rows = LPDataSelector(depth=depth, method=method).fit(X, y, tree=cart).get_support(indices=True)
     epsilon = default_epsilon(X)
-    start = tree_from_cart(cart, cart.classes_)
+    start = Tree.from_sklearn(cart)
     mip = SVM1ODT(depth=depth, alpha1=2 / epsilon, epsilon=epsilon, warm_start=start).fit(X[rows], y[rows])
     return rows, mip.tree_
 

@@ -49,7 +49,7 @@ from odtlib.solvers.capabilities import EMULATED, MISSING
 from odtlib.solvers.result import relative_gap
 from odtlib.tree import Tree
 
-__all__ = ["MIPTreeClassifier", "FitContext", "PluginNeed", "NotProvedOptimalWarning", "cart_tree", "tree_from_cart",
+__all__ = ["MIPTreeClassifier", "FitContext", "PluginNeed", "NotProvedOptimalWarning", "cart_tree",
            "objective_step", "weighted_objective_step", "common_constraints", "store_parameters", "PointWeightsFit",
            "class_weight_constraint", "point_weights"]
 
@@ -191,12 +191,6 @@ def cart_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int, see
     cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha).fit(
         X, y, sample_weight=sample_weight)
     return Tree.from_sklearn(cart, classes[cart.classes_])
-
-
-def tree_from_cart(cart, labels: np.ndarray) -> Tree:
-    """Deprecated spelling of :meth:`odtlib.tree.Tree.from_sklearn` ``(cart, labels)``, kept while
-    ``svm1odt/`` still imports it."""
-    return Tree.from_sklearn(cart, labels)
 
 
 def store_parameters(estimator, params: dict) -> None:

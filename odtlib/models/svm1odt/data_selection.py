@@ -58,7 +58,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_X_y
 
-from odtlib.models._pipeline import store_parameters, tree_from_cart
+from odtlib.models._pipeline import store_parameters
 from odtlib.solvers import ReusableLP
 from odtlib.tree import HyperplaneSplit, Leaf, Tree, UnivariateSplit
 
@@ -335,26 +335,21 @@ def interior_points(X: np.ndarray, epsilon_prime: float = 0.0, n_jobs: int = 1) 
 # ---------------------------------------------------------------------------- Algorithm 1
 def leaf_boundaries(tree: Tree) -> dict[int, list[tuple[np.ndarray, float]]]:
     """For each leaf, the splits on its root-to-leaf path as hyperplanes (w, c) with ||w||_2 = 1 (w·x = c)."""
-    out: dict[int, list] = {}
-    stack: list[tuple[int, list]] = [(tree.root, [])]
-    while stack:
-        node_id, path = stack.pop()
-        node = tree.nodes[node_id]
-        if isinstance(node, Leaf):
-            out[node_id] = path
-            continue
-        if isinstance(node, UnivariateSplit):
-            w = np.zeros(node.feature + 1)
-            w[node.feature] = 1.0
-            plane = (w, node.threshold)
-        elif isinstance(node, HyperplaneSplit):
-            norm = float(np.linalg.norm(node.weights))
-            plane = (node.weights / norm, node.bias / norm) if norm > 0 else None
-        else:
-            raise ValueError(f"data selection needs univariate or hyperplane splits, got {type(node).__name__}")
-        below = path + ([plane] if plane is not None else [])
-        stack += [(node.left, below), (node.right, below)]
-    return out
+    planes = {split: unit_plane(tree.nodes[split]) for split in tree.nodes if not isinstance(tree.nodes[split], Leaf)}
+    return {leaf: [planes[split] for split, _ in path if planes[split] is not None]
+            for leaf, path in tree.leaf_paths()}
+
+
+def unit_plane(node) -> tuple[np.ndarray, float] | None:
+    """A split as the hyperplane (w, c), ||w||_2 = 1, of its boundary w·x = c (None for a zero hyperplane)."""
+    if isinstance(node, UnivariateSplit):
+        w = np.zeros(node.feature + 1)
+        w[node.feature] = 1.0
+        return w, node.threshold
+    if isinstance(node, HyperplaneSplit):
+        norm = float(np.linalg.norm(node.weights))
+        return (node.weights / norm, node.bias / norm) if norm > 0 else None
+    raise ValueError(f"data selection needs univariate or hyperplane splits, got {type(node).__name__}")
 
 
 def distance_to_boundaries(X: np.ndarray, planes: list[tuple[np.ndarray, float]]) -> np.ndarray:
@@ -540,7 +535,7 @@ class LPDataSelector(BaseEstimator):
             check_is_fitted(tree)
             if tree.n_features_in_ != X.shape[1]:
                 raise ValueError(f"the given tree was fitted on {tree.n_features_in_} features, X has {X.shape[1]}")
-        self.tree_ = tree_from_cart(tree, tree.classes_)
+        self.tree_ = Tree.from_sklearn(tree)
         boundaries = leaf_boundaries(self.tree_)
         leaf = self.tree_.apply(X)
         self.clusters_ = _clusters(self.tree_, X, y)
@@ -609,7 +604,7 @@ def iterative_training(fit_tree: Callable[[np.ndarray, np.ndarray, Tree | None],
     _check_betas(beta1, beta2, X.shape[1])
     if cart is None:
         cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
-    tree = tree_from_cart(cart, cart.classes_)
+    tree = Tree.from_sklearn(cart)
     history = [{"iteration": 0, "n_selected": len(X), "train_accuracy": float(np.mean(tree.predict(X) == y))}]
     for iteration in range(1, n_iterations + 1):
         rows, weights = iterative_selection(tree, X, y, epsilon_prime)

@@ -33,9 +33,10 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Interval
 
 from odtlib.models._base import ODTClassifier
-from odtlib.models._pipeline import store_parameters, tree_from_cart
+from odtlib.models._pipeline import store_parameters
 from odtlib.models.svm1odt.data_selection import LPDataSelector, iterative_training
 from odtlib.models.svm1odt.svm1odt import SVM1ODT
+from odtlib.tree import Tree
 
 __all__ = ["DataSelectedClassifier", "IterativeTraining"]
 
@@ -148,7 +149,7 @@ class DataSelectedClassifier(_RowSelectingClassifier):
         labels = self.classes_[y]
         selector = LPDataSelector(depth=self._estimator().depth) if self.selector is None else self.selector
         cart = self._cart(X, labels, selector.depth)
-        estimator = self._estimator_for_rows(X, tree_from_cart(cart, cart.classes_))
+        estimator = self._estimator_for_rows(X, Tree.from_sklearn(cart))
         self.selector_ = clone(selector).fit(X, labels, tree=cart)
         self.selected_rows_ = self.selector_.get_support(indices=True)
         rows = self.selected_rows_

@@ -487,7 +487,8 @@ class SVM1ODT(MIPTreeClassifier):
         else:
             new = f"use DataSelectedClassifier(SVM1ODT(...), {self._composition().selector!r})"
         warn_user(f"SVM1ODT({old}): the data-selection parameters of SVM1ODT are deprecated and will be removed in "
-                  f"the next release; {new} (odtlib.models; LPDataSelector: odtlib.models.svm1odt), the same rows and tree",
+                  f"the next release; {new} (odtlib.models; LPDataSelector: odtlib.models.svm1odt), the same rows "
+                  "and tree",
                   FutureWarning)
 
     def _fit_by_composition(self, X, y, sample_weight):
