@@ -15,7 +15,9 @@ from scipy.optimize import linprog
 
 from odtlib.solvers import (
     SOLVERS,
+    BranchAndCut,
     Callbacks,
+    LazyRowFamily,
     LinearRow,
     SolverNotAvailableError,
     StartRejectedWarning,
@@ -965,3 +967,43 @@ def test_highs_log_false_prints_nothing_on_stdout(capfd):
     solve(m, solver="highs", time_limit=5)
     out, err = capfd.readouterr()
     assert out == "marker\n"
+
+
+class SubtourRows(LazyRowFamily):
+    """The subtour rows as a declared plug-in, counting its own calls and rows (the oracle of the statistics)."""
+
+    def __init__(self, m, n, edges):
+        self.cuts = SubtourCuts(m, n, edges)
+        self.own_calls = self.own_rows = 0
+
+    def lazy(self, values):
+        rows = self.cuts.lazy(values)
+        self.own_calls += 1
+        self.own_rows += len(rows)
+        return rows
+
+    def stats(self):
+        return {"tours_checked": self.own_calls}
+
+
+@pytest.mark.parametrize("solver", ["scip", "highs"])
+def test_branch_and_cut_reports_each_plugins_calls_rows_and_seconds(solver):
+    if solver not in AVAILABLE:
+        pytest.skip(f"{solver} not installed")
+    n, seed = TSP_CASES[1]
+    m, d, edges = tsp_model(n, seed)
+    family = SubtourRows(m, n, edges)
+    res = solve(m, solver=solver, callbacks=BranchAndCut(lazy=[family]), time_limit=60)
+    assert res.objective == pytest.approx(tsp_brute_force(d))
+    stats = res.extra["plugins"]["SubtourRows"]
+    # rejects() builds the rows outside the counted lazy() calls, so the plug-in saw at least as many calls
+    assert 1 <= stats["calls"] <= family.own_calls and stats["rows"] <= family.own_rows
+    assert stats["rows"] >= 1                       # the degree-only relaxation is wrong here (test above)
+    assert stats["seconds"] >= 0 and stats["tours_checked"] == family.own_calls
+
+
+def test_branch_and_cut_names_two_plugins_of_one_class_apart():
+    m, _, edges = tsp_model(6, 0)
+    stats = BranchAndCut(lazy=[SubtourRows(m, 6, edges), SubtourRows(m, 6, edges)]).stats()
+    assert list(stats) == ["SubtourRows", "SubtourRows#2"]
+    assert stats["SubtourRows"] == {"calls": 0, "rows": 0, "seconds": 0.0, "tours_checked": 0}

@@ -10,22 +10,25 @@
                                                         sample_weight and class_weight, _point_weights)
     refuse models too large to build                    _size_terms(ctx)
     check the solver can run the switches               _plugin_needs(ctx)    (solvers.capabilities)
-    model = _build(ctx)                                 the Pyomo model of the paper's equations
-    start = _start_values(ctx, model, tree)             from a CART tree or a given Tree (warm_start)
-    callbacks = _callbacks(ctx, model)                  plug-ins (solvers.plugins), or None
+    formulation = _build(ctx)                           a Formulation: the Pyomo model of the paper's
+                                                        equations and what the later steps ask of it
+    start = formulation.start_values(tree)              from a CART tree or a given Tree (warm_start)
+    callbacks = _callbacks(ctx, formulation)            plug-ins (solvers.plugins), or None
     solve(...)                                          gaps from _objective_step(ctx); the better of the
                                                         solver's incumbent and the start is loaded
-    tree = _decode(ctx, model)                          the solved model as an odtlib Tree
-    fitted attributes                                   tree_, solve_result_, _fitted_attributes(ctx)
+    result = formulation.restate(result)                on the estimator's own objective scale
+    tree = formulation.decode()                         the solved model as an odtlib Tree
+    fitted attributes                                   tree_, solve_result_, formulation.stats()
 
 A time-limited fit therefore always returns a tree when it has a warm start (``warm_start=True``, the default,
 or a Tree): if the solver stops before its first incumbent, or with a worse one (GLPK takes no start), the
 start is the tree, ``solve_result_.from_warm_start`` is True, and a NotProvedOptimalWarning at the user's line
 gives the objective, the solver's bound if it had one, and the gap. Only a fit with neither raises.
 
-Nothing passes between hooks through ``self``: what one hook computes for another goes into ``ctx``
-(a :class:`FitContext`, or a subclass with the formulation's own fields). So a fitted estimator holds only
-its parameters and its ``*_`` attributes, and pickles.
+Nothing passes between hooks through ``self``: the per-fit data are in ``ctx`` (a :class:`FitContext`, or a
+subclass with the formulation's own fields), and what the model's later steps need is in the
+:class:`Formulation` that ``_build`` returns. Plug-ins receive that formulation, never the estimator. So a
+fitted estimator holds only its parameters and its ``*_`` attributes, and pickles.
 
 Univariate, subset-split and hyperplane formulations differ only in their hooks. See
 ``odtlib/models/README.md`` for where a new formulation goes and which hooks it implements.
@@ -49,7 +52,7 @@ from odtlib.solvers.capabilities import EMULATED, MISSING
 from odtlib.solvers.result import relative_gap
 from odtlib.tree import Tree
 
-__all__ = ["MIPTreeClassifier", "FitContext", "PluginNeed", "NotProvedOptimalWarning", "cart_tree",
+__all__ = ["MIPTreeClassifier", "FitContext", "Formulation", "PluginNeed", "NotProvedOptimalWarning", "cart_tree",
            "objective_step", "weighted_objective_step", "common_constraints", "store_parameters", "PointWeightsFit",
            "class_weight_constraint", "point_weights"]
 
@@ -105,6 +108,38 @@ class FitContext:
     def weights(self) -> np.ndarray:
         """The weight of each point: ``sample_weight``, or ones when the fit has none."""
         return np.ones(self.n_samples) if self.sample_weight is None else self.sample_weight
+
+
+class Formulation:
+    """One fit's model and what the rest of the fit asks of it (returned by ``MIPTreeClassifier._build``).
+
+    ``model`` is the Pyomo model of the paper's equations and ``ctx`` the fit's data. The pipeline asks the
+    formulation for the variables' values of the warm-start tree (:meth:`start_values`), for the tree of the
+    solved model (:meth:`decode`), for the result on the estimator's objective scale (:meth:`restate`) and
+    for what it reports after the fit (:meth:`stats`, set as fitted attributes). A family subclasses it with the
+    parameters its methods need; its plug-ins hold the formulation, not the estimator.
+    """
+
+    def __init__(self, ctx: FitContext, model: pyo.ConcreteModel):
+        self.ctx = ctx
+        self.model = model
+
+    def start_values(self, tree: Tree):
+        """Values of the model's variables for ``tree`` (a ComponentMap)."""
+        raise NotImplementedError
+
+    def decode(self) -> Tree:
+        """The tree of the solved model."""
+        raise NotImplementedError
+
+    def restate(self, result: SolveResult) -> SolveResult:
+        """The solve's result on the estimator's objective scale (the same, unless the model solves an
+        equivalent problem on another scale)."""
+        return result
+
+    def stats(self) -> dict:
+        """What the fit reports beside ``tree_`` and ``solve_result_``: fitted attribute name -> value."""
+        return {}
 
 
 @dataclass(frozen=True)
@@ -285,8 +320,9 @@ class MIPTreeClassifier(ODTClassifier):
         """Values of the model's variables for ``tree`` (a ComponentMap)."""
         raise NotImplementedError
 
-    def _callbacks(self, ctx: FitContext, model: pyo.ConcreteModel):
-        """The plug-ins of this solve as one Callbacks object (solvers.BranchAndCut), or None."""
+    def _callbacks(self, ctx: FitContext, formulation: Formulation):
+        """The plug-ins of this solve as one Callbacks object (solvers.BranchAndCut), or None. Plug-ins that
+        need more than the model's values hold ``formulation``."""
         return None
 
     def _objective_step(self, ctx: FitContext) -> float | None:
@@ -313,22 +349,28 @@ class MIPTreeClassifier(ODTClassifier):
         ctx.sample_weight = self._point_weights(y, sample_weight)
         self._refuse_too_large(ctx)
         self._check_solver_can_run(ctx)
-        model = self._build(ctx)
+        formulation = self._formulation(ctx)
         tree = self._initial_tree(ctx)
-        start = self._start_values(ctx, model, tree) if tree is not None else None
-        result = self._solve(ctx, model, start, self._callbacks(ctx, model))
+        start = formulation.start_values(tree) if tree is not None else None
+        hooks_take = formulation.model if isinstance(formulation, _HookFormulation) else formulation  # transitional
+        result = self._solve(ctx, formulation.model, start, self._callbacks(ctx, hooks_take))
         if not result.has_solution:
             raise RuntimeError(f"{type(self).__name__}: the solver returned no tree (status {result.status!r}: "
                                f"{result.message}){self._start_note(start, result)}; {self._no_tree_hint()}")
-        tree = self._decode(ctx, model)
+        result = formulation.restate(result)
+        tree = formulation.decode()
         self._warn_if_not_proved(result)
-        for name, value in ctx.notes.items():
+        for name, value in {**ctx.notes, **formulation.stats()}.items():
             setattr(self, name, value)
         if self.keep_model:
-            self.model_ = model
+            self.model_ = formulation.model
         elif hasattr(self, "model_"):
             del self.model_
         return tree, result
+
+    def _formulation(self, ctx: FitContext) -> Formulation:
+        built = self._build(ctx)
+        return built if isinstance(built, Formulation) else _HookFormulation(self, ctx, built)
 
     def _solve(self, ctx: FitContext, model, start, callbacks) -> SolveResult:
         step = weighted_objective_step(self._objective_step(ctx), ctx.sample_weight)
@@ -399,6 +441,20 @@ class MIPTreeClassifier(ODTClassifier):
     def _solver_tuning(self, strategy: str) -> dict:
         """Shortcut for :func:`odtlib.solvers.solver_tuning` on this estimator's solver."""
         return solver_tuning(self.solver, strategy)
+
+
+class _HookFormulation(Formulation):
+    """Transitional: a formulation whose ``_build`` still returns a bare model, with its estimator's hooks."""
+
+    def __init__(self, estimator, ctx, model):
+        super().__init__(ctx, model)
+        self.estimator = estimator
+
+    def start_values(self, tree):
+        return self.estimator._start_values(self.ctx, self.model, tree)
+
+    def decode(self):
+        return self.estimator._decode(self.ctx, self.model)
 
 
 def round_bound(result: SolveResult, step: float | None, maximize: bool) -> SolveResult:

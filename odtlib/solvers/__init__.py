@@ -46,7 +46,7 @@ from odtlib.solvers.capabilities import (
     solver_tuning,
 )
 from odtlib.solvers.core import SOLVERS, StartRejectedWarning, available_solvers, solve
-from odtlib.solvers.plugins import BranchAndCut, CutFamily, LazyRowFamily, PrimalHeuristic
+from odtlib.solvers.plugins import BranchAndCut, CutFamily, LazyRowFamily, Plugin, PrimalHeuristic
 from odtlib.solvers.result import SolveResult
 from odtlib.solvers.reusable_lp import ReusableLP
 from odtlib.solvers.trace import TracePoint
@@ -57,6 +57,7 @@ __all__ = [
     "Callbacks",
     "CutFamily",
     "LazyRowFamily",
+    "Plugin",
     "PrimalHeuristic",
     "ReusableLP",
     "SolverCapabilities",

@@ -119,6 +119,11 @@ class Callbacks:
         ``SolveResult.extra["heuristic_solutions"]`` counts accepted proposals."""
         return None
 
+    def stats(self) -> dict:
+        """Statistics of the solve's plug-ins, reported as ``SolveResult.extra["plugins"]`` (default: none;
+        :class:`~odtlib.solvers.BranchAndCut` counts each plug-in's calls, rows and seconds)."""
+        return {}
+
     # -- which methods a subclass overrides decides what the backends install ------------
     @property
     def has_lazy(self) -> bool:

@@ -169,7 +169,8 @@ def solve(
         message=out.message,
         extra={**out.extra, "model_size": model_size(sf), "solver_found_incumbent": out.x is not None,
                "objective_sense": "maximize" if sf.sense == -1 else "minimize",
-               **({"incumbent": source} if source else {})},
+               **({"incumbent": source} if source else {}),
+               **({"plugins": callbacks.stats()} if callbacks is not None else {})},
         trace=backend.trace.finish(objective, bound, at=end - t_ready),
     )
 

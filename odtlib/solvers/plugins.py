@@ -11,8 +11,10 @@ object with one job, against the solver-neutral :class:`~odtlib.solvers.Values`:
   candidate the solver checks (solution polishing works from those).
 
 :class:`BranchAndCut` runs any number of each as one :class:`~odtlib.solvers.Callbacks` object, the one a
-solver backend understands. Which solvers run which plug-ins natively, and which only emulate them, is
-answered by :func:`odtlib.solvers.capabilities`.
+solver backend understands. It counts, for every plug-in, its calls, the rows it returned (or the solutions
+it proposed) and its seconds, and adds the plug-in's own :meth:`~Plugin.stats`; :func:`odtlib.solvers.solve`
+reports them as ``SolveResult.extra["plugins"]`` (:meth:`BranchAndCut.stats`). Which solvers run which
+plug-ins natively, and which only emulate them, is answered by :func:`odtlib.solvers.capabilities`.
 
 Example (paper 003's accelerated BendOCT)::
 
@@ -21,15 +23,51 @@ Example (paper 003's accelerated BendOCT)::
 """
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from odtlib.solvers.callbacks import FEASIBILITY_TOL, Callbacks, Values, to_rows
 
-__all__ = ["LazyRowFamily", "CutFamily", "PrimalHeuristic", "BranchAndCut"]
+__all__ = ["Plugin", "LazyRowFamily", "CutFamily", "PrimalHeuristic", "BranchAndCut", "PluginCounters"]
 
 
-class LazyRowFamily(ABC):
+class Plugin(ABC):
+    """What every plug-in shares: a name in the statistics and its own counters."""
+
+    @property
+    def name(self) -> str:
+        """The plug-in's key in ``SolveResult.extra["plugins"]`` (default: its class name)."""
+        return type(self).__name__
+
+    def stats(self) -> dict:
+        """The plug-in's own counters (e.g. LP solves of a separation), added to the uniform ones."""
+        return {}
+
+
+@dataclass
+class PluginCounters:
+    """The uniform statistics of one plug-in in one solve: calls, rows returned (heuristics: solutions
+    proposed) and seconds spent."""
+
+    calls: int = 0
+    rows: int = 0
+    seconds: float = 0.0
+
+    def timed(self, work, values, size=len):
+        """``work(values)``, counted: one call, its seconds, and ``size`` of what it returned."""
+        started = time.perf_counter()
+        out = work(values)
+        if size is len:
+            out = list(out)
+        self.calls += 1
+        self.seconds += time.perf_counter() - started
+        self.rows += size(out)
+        return out
+
+
+class LazyRowFamily(Plugin):
     """A family of rows enforced lazily: the model is only correct once they hold.
 
     ``at_fractional``: the family can also separate fractional LP points (rows then act as cuts).
@@ -48,7 +86,7 @@ class LazyRowFamily(ABC):
                    for row in to_rows(self.lazy(values), values._index))
 
 
-class CutFamily(ABC):
+class CutFamily(Plugin):
     """A family of inequalities valid for (at least one) optimal solution, separated at LP points."""
 
     @abstractmethod
@@ -56,7 +94,7 @@ class CutFamily(ABC):
         """Rows of the family violated by the LP point ``values``."""
 
 
-class PrimalHeuristic(ABC):
+class PrimalHeuristic(Plugin):
     """Proposes solutions during the search."""
 
     @abstractmethod
@@ -94,6 +132,27 @@ class BranchAndCut(Callbacks):
         self.heuristics = _checked(heuristics, PrimalHeuristic, "heuristics")
         self.cuts_at_integral_points = cuts_at_integral_points
         self.lazy_at_fractional = any(family.at_fractional for family in self.lazy_families)
+        self.counters = {id(p): PluginCounters() for p in self.plugins}
+
+    @property
+    def plugins(self) -> list[Plugin]:
+        return [*self.lazy_families, *self.cut_families, *self.heuristics]
+
+    def stats(self) -> dict[str, dict]:
+        """Each plug-in's statistics, by name: ``calls``, ``rows`` (heuristics: solutions proposed),
+        ``seconds`` and the plug-in's own :meth:`Plugin.stats`. Two plug-ins of one name get "#2", "#3"."""
+        out = {}
+        for plugin in self.plugins:
+            key, k = plugin.name, 2
+            while key in out:
+                key, k = f"{plugin.name}#{k}", k + 1
+            counters = self.counters[id(plugin)]
+            out[key] = {"calls": counters.calls, "rows": counters.rows, "seconds": counters.seconds,
+                        **plugin.stats()}
+        return out
+
+    def _run(self, plugin: Plugin, method, values: Values, size=len):
+        return self.counters[id(plugin)].timed(method, values, size)
 
     @property
     def has_lazy(self) -> bool:
@@ -109,7 +168,7 @@ class BranchAndCut(Callbacks):
 
     def lazy(self, values: Values) -> list:
         families = self.lazy_families if values.is_integral else [f for f in self.lazy_families if f.at_fractional]
-        rows = [row for family in families for row in family.lazy(values)]
+        rows = [row for family in families for row in self._run(family, family.lazy, values)]
         if values.is_integral:
             self._show_heuristics(values)
             if self.cuts_at_integral_points:
@@ -121,11 +180,11 @@ class BranchAndCut(Callbacks):
         return any(family.rejects(values) for family in self.lazy_families)
 
     def cut(self, values: Values) -> list:
-        return [row for family in self.cut_families for row in family.cut(values)]
+        return [row for family in self.cut_families for row in self._run(family, family.cut, values)]
 
     def heuristic(self, values: Values):
         for heuristic in self.heuristics:
-            proposal = heuristic.heuristic(values)
+            proposal = self._run(heuristic, heuristic.heuristic, values, size=_is_proposal)
             if proposal:
                 return proposal
         return None
@@ -133,6 +192,10 @@ class BranchAndCut(Callbacks):
     def _show_heuristics(self, values: Values) -> None:
         for heuristic in self.heuristics:
             heuristic.observe(values)
+
+
+def _is_proposal(proposal) -> int:
+    return int(proposal is not None and len(proposal) > 0)
 
 
 def _checked(plugins: Sequence, kind: type, name: str) -> list:
