@@ -174,7 +174,8 @@ def judge(claim: dict, measured: Measured) -> tuple[str, str]:
                                                                                  ("at_most", "upper")}
     settles_if_fails = measured.bound is None or (direction, measured.bound) in {("at_least", "upper"),
                                                                                  ("at_most", "lower")}
-    bound_note = f"our number is {'an' if measured.bound == 'upper' else 'a'} {measured.bound} bound" if measured.bound else ""
+    article = "an" if measured.bound == "upper" else "a"
+    bound_note = f"our number is {article} {measured.bound} bound" if measured.bound else ""
     if holds and settles_if_holds:
         return "confirmed", _sentence(compared, bound_note + (" and that settles it" if bound_note else ""),
                                       measured.note, extra)
@@ -236,7 +237,8 @@ def summary(ledger_frame: pd.DataFrame) -> pd.DataFrame:
     return counts.reset_index()
 
 
-README_BEGIN, README_END = "<!-- claims summary: begin (odtlib claims --readme README.md) -->", "<!-- claims summary: end -->"
+README_BEGIN = "<!-- claims summary: begin (odtlib claims --readme README.md) -->"
+README_END = "<!-- claims summary: end -->"
 
 
 def stored_runs(paper: str, results_dir: str | os.PathLike | None = None) -> int:

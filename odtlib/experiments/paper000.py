@@ -37,7 +37,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from odtlib.experiments.claims import Measured, StoredResults, metric
-from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile
+from odtlib.experiments.protocol import failure_note, paper_data, results_of, profile_getter
 from odtlib.experiments.reference import compare, reference_table
 from odtlib.models import CategoricalODT
 
@@ -201,9 +201,7 @@ PROFILES = {
 }
 
 
-def get_profile(name: str, time_limit: float | None = None) -> Profile:
-    """The named profile; ``time_limit`` (seconds) replaces all its limits if given."""
-    return select_profile(PROFILES, name, time_limit)
+get_profile = profile_getter(PROFILES)
 
 
 # ----------------------------------------------------------------------------------------------- data

@@ -31,7 +31,7 @@ from sklearn.model_selection import train_test_split
 
 from odtlib.experiments.claims import Measured, StoredResults, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile, time_to_match
+from odtlib.experiments.protocol import failure_note, paper_data, results_of, profile_getter, time_to_match
 from odtlib.experiments.protocol import instance_frame as _instance_frame
 from odtlib.experiments.runner import fit_and_score
 from odtlib.experiments.store import config_key
@@ -145,9 +145,7 @@ PROFILES = {
 }
 
 
-def get_profile(name: str, time_limit: float | None = None) -> Profile:
-    """The named profile, with its per-solve time limit replaced by ``time_limit`` if given."""
-    return select_profile(PROFILES, name, time_limit)
+get_profile = profile_getter(PROFILES)
 
 
 # ----------------------------------------------------------------------------------------------- data

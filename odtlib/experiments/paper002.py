@@ -52,7 +52,7 @@ from sklearn.utils import shuffle
 
 from odtlib.experiments.claims import Measured, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile
+from odtlib.experiments.protocol import failure_note, paper_data, results_of, profile_getter
 from odtlib.experiments.store import config_key
 from odtlib.solvers.result import relative_gap as solver_relative_gap
 
@@ -202,9 +202,7 @@ PROFILES = {
 }
 
 
-def get_profile(name: str, time_limit: float | None = None) -> Profile:
-    """The named profile, with every per-solve time limit replaced by ``time_limit`` if given."""
-    return select_profile(PROFILES, name, time_limit)
+get_profile = profile_getter(PROFILES)
 
 
 def cv_methods(profile: Profile) -> list[str]:

@@ -41,7 +41,7 @@ import pandas as pd
 
 from odtlib.experiments.claims import Measured, StoredResults, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import failure_note, instance_frame, paper_data, results_of, select_profile
+from odtlib.experiments.protocol import failure_note, instance_frame, paper_data, results_of, profile_getter
 from odtlib.models import RegularizedBendOCT
 from odtlib.models.univariate.regularized_bendoct import eqp_method_name
 
@@ -201,9 +201,7 @@ PROFILES = {
 }
 
 
-def get_profile(name: str, time_limit: float | None = None) -> Profile:
-    """The named profile, with its per-solve time limit replaced by ``time_limit`` if given."""
-    return select_profile(PROFILES, name, time_limit)
+get_profile = profile_getter(PROFILES)
 
 
 # -------------------------------------------------------------------------------------------- runs
@@ -352,7 +350,8 @@ def compare_study(ours: pd.DataFrame, paper: pd.DataFrame, profile: Profile, tol
     table["scope"] = [_scope(profile, int(p), int(o)) if pd.notna(p) and pd.notna(o) else "missing on one side"
                       for p, o in zip(table["paper_n_instances"], table["ours_n_instances"])]
     failures = [failure_note(n) if pd.notna(n) else "" for n in table["ours_n_failed"]]
-    table["time_verdict"] = ["; ".join(filter(None, (scope, failed))) for scope, failed in zip(table["scope"], failures)]
+    table["time_verdict"] = ["; ".join(filter(None, (scope, failed)))
+                             for scope, failed in zip(table["scope"], failures)]
     table["time_verdict"] = ["not comparable: " + why if why else "comparable" for why in table["time_verdict"]]
     table["reason"] = [difference_reason(row, profile, tolerance) for row in table.to_dict("records")]
     return table

@@ -64,7 +64,7 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from odtlib.experiments.claims import Measured, StoredResults, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import failure_note, paper_data, results_of, select_profile
+from odtlib.experiments.protocol import failure_note, paper_data, results_of, profile_getter
 from odtlib.experiments.store import config_key
 
 __all__ = [
@@ -257,9 +257,7 @@ PROFILES = {
 }
 
 
-def get_profile(name: str, time_limit: float | None = None) -> Profile:
-    """The named profile, with every per-solve time limit replaced by ``time_limit`` if given."""
-    return select_profile(PROFILES, name, time_limit)
+get_profile = profile_getter(PROFILES)
 
 
 # ------------------------------------------------------------------------------------------- the data

@@ -61,6 +61,16 @@ def select_profile(profiles: Mapping[str, object], name: str, time_limit: float 
     return dataclasses.replace(profile, time_limit=float(time_limit))
 
 
+def profile_getter(profiles: Mapping[str, object]):
+    """The ``get_profile(name, time_limit=None)`` of a paper module: :func:`select_profile` on its ``profiles``."""
+
+    def get_profile(name: str, time_limit: float | None = None):
+        """The named profile of this paper, its per-solve time limits replaced by ``time_limit`` if given."""
+        return select_profile(profiles, name, time_limit)
+
+    return get_profile
+
+
 @cache
 def paper_data(paper: str, dataset: str, encoding: str | None = None):
     """``odtlib.data.paper_dataset(paper, dataset, encoding)``: (X, y, groups), cached per process."""
