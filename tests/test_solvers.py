@@ -469,6 +469,19 @@ def test_callback_exception_propagates():
             solve(m, solver=solver, callbacks=Broken())
 
 
+@pytest.mark.parametrize("raised", [KeyboardInterrupt, SystemExit])
+def test_an_interrupt_in_a_highs_callback_is_not_turned_into_a_solve_error(raised):
+    """highspy reports an exception of a Python callback as "Solve error"; a Ctrl-C (or a test's timeout, also a
+    BaseException) in a separation must reach the caller as itself."""
+    class Interrupted(Callbacks):
+        def lazy(self, values):
+            raise raised("stop")
+
+    m, _, _ = random_mip(0)
+    with pytest.raises(raised):
+        solve(m, solver="highs", callbacks=Interrupted())
+
+
 def test_result_to_dict_is_json():
     m, _, best = random_mip(2)
     d = solve(m).to_dict()

@@ -126,6 +126,24 @@ def run_with_fresh_scheduler(h) -> None:
     h.run()
 
 
+def _kept_errors(callback, errors: list):
+    """``callback`` as a HiGHS Python callback whose exceptions survive the run: highspy turns an exception
+    raised in a callback into the status "Solve error", which would hide a bug, a Ctrl-C (KeyboardInterrupt) or
+    a test's timeout. The first exception (any BaseException) is kept in ``errors`` and the run interrupted;
+    the caller re-raises it once HiGHS has returned."""
+
+    def kept(event):
+        if errors:
+            event.interrupt()
+            return
+        try:
+            callback(event)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the caller after the run
+            errors.append(exc)
+            event.interrupt()
+
+    return kept
+
 class HighsBackend(Backend):
     name = "highs"
     reports_incumbents = True
@@ -223,16 +241,9 @@ class HighsBackend(Backend):
             def check(event):
                 if trace is not None:
                     trace.record(incumbent=event.data_out.objective_function_value)
-                if on_incumbent is None:
-                    return
-                try:
-                    stop = on_incumbent(np.asarray(event.data_out.mip_solution))
-                except Exception as exc:  # noqa: BLE001 - highspy >= 1.16 swallows it into "Solve error"
-                    errors.append(exc)
-                    stop = True
-                if stop:
+                if on_incumbent is not None and on_incumbent(np.asarray(event.data_out.mip_solution)):
                     event.interrupt()
-            subscriptions.append((h.cbMipImprovingSolution, check))
+            subscriptions.append((h.cbMipImprovingSolution, _kept_errors(check, errors)))
         if on_progress is not None or trace is not None:
             def progress(event):
                 out = event.data_out
@@ -240,7 +251,7 @@ class HighsBackend(Backend):
                     trace.record(incumbent=out.mip_primal_bound, bound=out.mip_dual_bound)
                 if on_progress is not None:
                     on_progress(float(out.mip_dual_bound), int(out.mip_node_count))
-            subscriptions.append((h.cbMipInterrupt, progress))
+            subscriptions.append((h.cbMipInterrupt, _kept_errors(progress, errors)))
         for callback, fn in subscriptions:
             callback.subscribe(fn)
         try:
