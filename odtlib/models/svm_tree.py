@@ -46,7 +46,7 @@ from odtlib.models._base import ODTClassifier
 from odtlib.models._hyperplane import check_unit_interval
 from odtlib.tree import HyperplaneSplit, Leaf, Tree
 
-__all__ = ["SVMTreeClassifier", "CRITERIA"]
+__all__ = ["SVMTreeClassifier", "CRITERIA", "svm_split_tree"]
 
 CRITERIA = ("gini", "entropy", "error")   # the paper's three trees, in the order that breaks ties
 _IMPROVEMENT_TOL = 1e-12                    # a split must lower the criterion by more than this
@@ -205,6 +205,27 @@ def to_tree(nodes: dict[int, GrownNode], kept: set[int], classes: np.ndarray) ->
     return Tree(out, root=1)
 
 
+def svm_split_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int, *, max_splits: int | None = None,
+                   criterion: str | None = None, C_values=(0.01, 0.1, 1, 10, 100), min_samples_split: int = 2,
+                   max_iter: int = 10_000, random_state: int = 0) -> tuple[Tree, str]:
+    """The greedy SVM-split tree of X (in [0, 1]) and class indices ``y`` into ``classes``, and its criterion:
+    the tree of each criterion (all of CRITERIA when ``criterion`` is None) grown and, with β = ``max_splits``,
+    pruned; the most accurate on the training points is kept (the first in CRITERIA's order on a tie). What
+    :class:`SVMTreeClassifier` fits, and the warm start the MIPs of papers 002 and 004 build from their data."""
+    criteria = CRITERIA if criterion is None else (criterion,)
+    planes_at = CandidatePlanes(X, y, [float(c) for c in C_values], max_iter, random_state)
+    trees = []
+    for name in criteria:
+        nodes = grow_tree(X, y, len(classes), depth, name, min_samples_split, planes_at)
+        kept = {t for t, node in nodes.items() if node.split is not None}
+        if max_splits is not None and len(kept) > max_splits:
+            kept = prune(nodes, max_splits)
+        trees.append(to_tree(nodes, kept, classes))
+    accuracies = [float(np.mean(tree.predict(X) == classes[y])) for tree in trees]
+    best = int(np.argmax(accuracies))
+    return trees[best], criteria[best]
+
+
 # ------------------------------------------------------------------------------------------ the estimator
 class SVMTreeClassifier(ODTClassifier):
     """Greedy multivariate tree of linear-SVM splits, paper 002's warm start (Section 5; module docstring).
@@ -286,18 +307,8 @@ class SVMTreeClassifier(ODTClassifier):
 
     def _fit(self, X: np.ndarray, y: np.ndarray) -> tuple[Tree, None]:
         check_unit_interval(X, self._column_names(X.shape[1]), type(self).__name__)
-        criteria = CRITERIA if self.criterion is None else (self.criterion,)
-        planes_at = CandidatePlanes(X, y, [float(c) for c in self.C_values], self.max_iter, self.random_state)
-        trees = [self._tree_for(X, y, criterion, planes_at) for criterion in criteria]
-        accuracies = [float(np.mean(tree.predict(X) == self.classes_[y])) for tree in trees]
-        best = int(np.argmax(accuracies))                 # first of the highest: the order of CRITERIA
-        self.criterion_ = criteria[best]
-        return trees[best], None
-
-    def _tree_for(self, X: np.ndarray, y: np.ndarray, criterion: str, planes_at: CandidatePlanes) -> Tree:
-        """The grown (and, with β, pruned) tree of one criterion."""
-        nodes = grow_tree(X, y, len(self.classes_), self.depth, criterion, self.min_samples_split, planes_at)
-        kept = {t for t, node in nodes.items() if node.split is not None}
-        if self.max_splits is not None and len(kept) > self.max_splits:
-            kept = prune(nodes, self.max_splits)
-        return to_tree(nodes, kept, self.classes_)
+        tree, self.criterion_ = svm_split_tree(
+            X, y, self.classes_, self.depth, max_splits=self.max_splits, criterion=self.criterion,
+            C_values=self.C_values, min_samples_split=self.min_samples_split, max_iter=self.max_iter,
+            random_state=self.random_state)
+        return tree, None
