@@ -23,10 +23,10 @@ Example (paper 003's accelerated BendOCT)::
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from odtlib.solvers.callbacks import FEASIBILITY_TOL, Callbacks, Values, to_rows
 
@@ -46,13 +46,15 @@ class Plugin(ABC):
         return {}
 
 
-@dataclass
+@dataclasses.dataclass
 class PluginCounters:
-    """The uniform statistics of one plug-in in one solve: calls, rows returned (heuristics: solutions
-    proposed) and seconds spent."""
+    """The uniform statistics of one plug-in in one solve: calls (to separate or propose), rows returned
+    (heuristics: solutions proposed), checks (a lazy family asked whether it rejects a candidate, SCIP's
+    check of the solutions its own heuristics find) and the seconds of all of them."""
 
     calls: int = 0
     rows: int = 0
+    checks: int = 0
     seconds: float = 0.0
 
     def timed(self, work, values, size=len):
@@ -65,6 +67,14 @@ class PluginCounters:
         self.seconds += time.perf_counter() - started
         self.rows += size(out)
         return out
+
+    def timed_check(self, check, values) -> bool:
+        """``check(values)``, counted as one check and its seconds."""
+        started = time.perf_counter()
+        rejected = bool(check(values))
+        self.checks += 1
+        self.seconds += time.perf_counter() - started
+        return rejected
 
 
 class LazyRowFamily(Plugin):
@@ -139,16 +149,16 @@ class BranchAndCut(Callbacks):
         return [*self.lazy_families, *self.cut_families, *self.heuristics]
 
     def stats(self) -> dict[str, dict]:
-        """Each plug-in's statistics, by name: ``calls``, ``rows`` (heuristics: solutions proposed),
-        ``seconds`` and the plug-in's own :meth:`Plugin.stats`. Two plug-ins of one name get "#2", "#3"."""
+        """Each plug-in's statistics, by name: ``calls``, ``rows`` (heuristics: solutions proposed), ``checks``,
+        ``seconds`` (:class:`PluginCounters`) and the plug-in's own :meth:`Plugin.stats`. Two plug-ins of one
+        name get "#2", "#3"."""
         out = {}
         for plugin in self.plugins:
             key, k = plugin.name, 2
             while key in out:
                 key, k = f"{plugin.name}#{k}", k + 1
             counters = self.counters[id(plugin)]
-            out[key] = {"calls": counters.calls, "rows": counters.rows, "seconds": counters.seconds,
-                        **plugin.stats()}
+            out[key] = {**dataclasses.asdict(counters), **plugin.stats()}
         return out
 
     def _run(self, plugin: Plugin, method, values: Values, size=len):
@@ -177,7 +187,7 @@ class BranchAndCut(Callbacks):
 
     def rejects(self, values: Values) -> bool:
         self._show_heuristics(values)
-        return any(family.rejects(values) for family in self.lazy_families)
+        return any(self.counters[id(family)].timed_check(family.rejects, values) for family in self.lazy_families)
 
     def cut(self, values: Values) -> list:
         return [row for family in self.cut_families for row in self._run(family, family.cut, values)]
