@@ -53,7 +53,9 @@ class SolveResult:
         used). The rest of ``solve_time`` is SCIP itself. ``heuristic_solutions``: proposals of
         ``Callbacks.heuristic`` that SCIP accepted. Every backend: ``model_size`` (see the property),
         ``incumbent``, "solver" or "warm_start" (see ``from_warm_start``), and ``objective_sense``,
-        "maximize" or "minimize".
+        "maximize" or "minimize". With callbacks: ``plugins``, each plug-in's own time, calls, checks and
+        rows (``Callbacks.stats``; :class:`~odtlib.solvers.BranchAndCut` counts them), inside the backend's
+        ``callback_seconds``, which adds the solver's side of the hand-over.
     trace : tuple of `TracePoint`
         The search trace: ``(time, incumbent, bound)`` points, seconds since the solver started and values in the
         model's sense, sorted by time; the last point is ``(.., objective, bound)`` (see `odtlib.solvers.trace`;
