@@ -19,8 +19,8 @@ joblib and Dask can ship it):
 
 Where we differ from the paper, and why (the notebook repeats this):
 
-* S-OCT starts from ``odtlib.models.SVMTreeClassifier``'s tree (Sec. 5) when that class exists, else from
-  CART (``warm_start=True``); the run records which (``warm_start_source``);
+* S-OCT starts from ``odtlib.models.SVMTreeClassifier``'s tree (Sec. 5: ``SOCT(warm_start=True)``), OCT-H
+  from CART's; the run records which (``warm_start_source``);
 * FlowOCT has no split budget in odtlib (only a split penalty): it is fitted with λ = 0 at the depth,
   without an inner search, from a CART start;
 * DL8.5 is run by STreeD (``pystreed``: the same optimal-tree search on the same binary thresholds,
@@ -42,17 +42,27 @@ from __future__ import annotations
 import dataclasses
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
 from sklearn.utils import shuffle
+from sklearn.utils.validation import check_is_fitted
 
 from odtlib.experiments.claims import Measured, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import failure_note, paper_data, results_of, profile_getter
+from odtlib.experiments.protocol import (
+    TreePipeline,
+    encoded_tree,
+    failure_note,
+    paper_data,
+    profile_getter,
+    results_of,
+)
 from odtlib.experiments.store import config_key
 from odtlib.solvers.result import relative_gap as solver_relative_gap
 
@@ -260,6 +270,16 @@ def paper_gap(incumbent, bound) -> float:
     return np.nan if gap is None else gap
 
 
+@contextmanager
+def _unproved_quietly():
+    """A context without the warning of a time-limited solve (a run records ``proved`` instead)."""
+    from odtlib.models import NotProvedOptimalWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotProvedOptimalWarning)
+        yield
+
+
 def run_mip(config: dict) -> dict:
     """One instance of the direct comparison or of the tuning runs: ``config["method"]`` on the whole
     (min-max scaled) dataset at ``config["depth"]``, no warm start, no β.
@@ -270,15 +290,12 @@ def run_mip(config: dict) -> dict:
     undefined; the run counts as unproved with an incumbent of 0). The solve result keeps the status, the
     build / hand-off / solve times and the solver's ``extra`` counters (SCIP: ``callback_seconds``).
     """
-    from odtlib.models import NotProvedOptimalWarning
-
     X, y = load(config["dataset"], config.get("subsample"))
     model = make_model(config["method"], config["depth"], solver=config["solver"],
                        time_limit=config["time_limit"], threads=config.get("threads", 1))
     tic = time.perf_counter()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvedOptimalWarning)
+        with _unproved_quietly():
             model.fit(X, y)
     except RuntimeError as error:
         if "returned no tree" not in str(error):
@@ -456,120 +473,120 @@ def _search_space(method: str, depth: int) -> list[dict]:
     return [{"max_splits": b} for b in betas(depth)]
 
 
-def _warm_start(method: str, depth: int, max_splits: int | None, X, y):
-    """(warm start, source) of a MIP fit: S-OCT from the SVM heuristic when odtlib has it, else CART."""
-    from odtlib import models
-
-    if method == FLOWOCT or method == OCTH or not hasattr(models, "SVMTreeClassifier"):
-        return True, "cart"
-    accepted = models.SVMTreeClassifier().get_params()
-    wanted = {"depth": depth, "max_splits": max_splits}
-    heuristic = models.SVMTreeClassifier(**{k: v for k, v in wanted.items() if k in accepted}).fit(X, y)
-    return heuristic.tree_, "svm"
+def _start_source(method: str) -> str:
+    """Where the refit's MIP starts (``warm_start=True``): S-OCT from the SVM heuristic's tree (Sec. 5,
+    ``SOCT``'s own start), OCT-H and FlowOCT from CART's tree; "" for CART and DL8.5, which solve no MIP."""
+    if method in (CART, DL85):
+        return ""
+    return "cart" if method in (OCTH, FLOWOCT) else "svm"
 
 
-class _Fitted:
-    """One fitted model of the comprehensive comparison: its encoder, the estimator and what it ran with."""
+class _STreeDAsDL85(ClassifierMixin, BaseEstimator):
+    """DL8.5's tree of maximum training accuracy, searched by STreeD (`dl85_engine`): the same binary features,
+    ``depth`` and minimum leaf size ``min_sup``. A scikit-learn classifier on any labels (STreeD reads class
+    indices 0..K-1 and integer features), without STreeD's warnings (e.g. "No feasible tree found.")."""
 
-    def __init__(self, method: str, depth: int, params: dict, X: pd.DataFrame, y: pd.Series, dataset: str,
-                 solver: str, time_limit: float, threads: int):
-        from odtlib.data.papers import paper_dataset_spec
+    def __init__(self, depth: int = 2, min_sup: int = 1, time_limit: float = 600.0):
+        self.depth = depth
+        self.min_sup = min_sup
+        self.time_limit = time_limit
 
-        self.labels = np.unique(y.to_numpy())
-        # a category absent from a training part encodes as all zeros (small folds of Soybean miss some)
-        self.encoder = paper_dataset_spec("002", dataset).encoder(ENCODING.get(method, "minmax"))
-        self.encoder.set_params(unseen="ignore")
-        Z = self._design(self.encoder.fit_transform(X, y))
-        codes = np.searchsorted(self.labels, y.to_numpy())
-        self.warm_start_source = ""
-        self.solve_result = self.tree = None
-        tic = time.perf_counter()
-        if method == CART:
-            from sklearn.tree import DecisionTreeClassifier
-
-            self.model = DecisionTreeClassifier(max_depth=depth, random_state=0, **params).fit(Z, codes)
-        elif method == DL85:
-            self.model = _STreeDAsDL85(depth, params["min_sup"], time_limit).fit(Z, codes)
-        else:
-            self.model = self._mip(method, depth, params, Z, codes, solver, time_limit, threads)
-            self.solve_result, self.tree = self.model.solve_result_, self.model.tree_
-        self.fit_time = time.perf_counter() - tic
-
-    def _mip(self, method, depth, params, Z, codes, solver, time_limit, threads):
-        from odtlib.models import FlowOCT, NotProvedOptimalWarning
-
-        start, self.warm_start_source = _warm_start(method, depth, params.get("max_splits"), Z, codes)
-        common = dict(depth=depth, solver=solver, time_limit=time_limit, threads=threads, warm_start=start)
-        model = (FlowOCT(**common) if method == FLOWOCT
-                 else make_model(method, max_splits=params["max_splits"], **common))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvedOptimalWarning)
-            return model.fit(Z, codes)
-
-    @staticmethod
-    def _design(Z) -> np.ndarray:
-        return np.asarray(Z, dtype=float)
-
-    def accuracy(self, X: pd.DataFrame, y: pd.Series) -> float:
-        Z = self._design(self.encoder.transform(X))
-        predicted = self.labels[np.asarray(self.model.predict(Z), dtype=int)]
-        return float(np.mean(predicted == y.to_numpy()))
-
-
-class _STreeDAsDL85:
-    """STreeD's optimal-accuracy search in place of DL8.5: same binary features, depth and minimum leaf size."""
-
-    def __init__(self, depth: int, min_sup: int, time_limit: float):
+    def fit(self, X, y):
         from pystreed import STreeDClassifier
 
-        self.inner = STreeDClassifier(optimization_task="accuracy", max_depth=depth, min_leaf_node_size=min_sup,
-                                      time_limit=time_limit, random_seed=0)
-
-    def fit(self, Z, codes):
+        self.classes_, codes = np.unique(np.asarray(y), return_inverse=True)
+        self.streed_ = STreeDClassifier(optimization_task="accuracy", max_depth=self.depth,
+                                        min_leaf_node_size=self.min_sup, time_limit=self.time_limit, random_seed=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            self.inner.fit(Z.astype(np.int64), codes)
+            self.streed_.fit(np.asarray(X).astype(np.int64), codes)
         return self
 
-    def predict(self, Z):
-        return self.inner.predict(Z.astype(np.int64))
+    def predict(self, X) -> np.ndarray:
+        check_is_fitted(self, "streed_")
+        return self.classes_[np.asarray(self.streed_.predict(np.asarray(X).astype(np.int64)), dtype=int)]
+
+
+def _cv_estimator(method: str, depth: int, params: dict, solver: str, time_limit: float, threads: int):
+    """The estimator of ``method`` with ``params`` (one point of `_search_space`); the MIPs with their paper's
+    start (``warm_start=True``, `_start_source`)."""
+    if method == CART:
+        from sklearn.tree import DecisionTreeClassifier
+
+        return DecisionTreeClassifier(max_depth=depth, random_state=0, **params)
+    if method == DL85:
+        return _STreeDAsDL85(depth=depth, min_sup=params["min_sup"], time_limit=time_limit)
+    common = dict(depth=depth, solver=solver, time_limit=time_limit, threads=threads, warm_start=True)
+    if method == FLOWOCT:
+        from odtlib.models import FlowOCT
+
+        return FlowOCT(**common)
+    return make_model(method, max_splits=params["max_splits"], **common)
+
+
+def _cv_pipeline(method: str, depth: int, params: dict, *, dataset: str, solver: str, time_limit: float,
+                 threads: int) -> TreePipeline:
+    """One model of the comprehensive comparison, a scikit-learn Pipeline: the method's encoding of ``dataset``
+    (``ENCODING``, fitted on each training part; a category absent from it encodes as all zeros: small folds of
+    Soybean miss some), then `_cv_estimator`."""
+    from odtlib.data.papers import paper_dataset_spec
+
+    encoder = paper_dataset_spec("002", dataset).encoder(ENCODING.get(method, "minmax")).set_params(unseen="ignore")
+    return encoded_tree(encoder, _cv_estimator(method, depth, params, solver, time_limit, threads))
+
+
+def _inner_scores(model, space: list[dict], X_train: pd.DataFrame, y_train: pd.Series) -> list[float]:
+    """Mean validation accuracy of ``model(params)`` for each point of ``space`` over the inner folds
+    (`inner_folds`, scikit-learn's ``cross_val_score``); NaN for a DL8.5 ``min_sup`` above an inner training part
+    (no tree has leaves that large); no scores for a space of one point (no search)."""
+    if len(space) < 2:
+        return []
+    folds = inner_folds(y_train)
+    smallest = min(len(a) for a, _ in folds)
+    scores = []
+    for params in space:
+        if params.get("min_sup", 0) > smallest:
+            scores.append(np.nan)
+            continue
+        with _unproved_quietly():
+            fold_scores = cross_val_score(model(params), X_train, y_train, cv=folds, error_score="raise")
+        scores.append(float(np.mean(fold_scores)))
+    return scores
 
 
 def run_cv(config: dict) -> dict:
     """One (dataset, depth, outer fold, method) of the comprehensive comparison: the inner 2-fold search over
     the method's hyperparameter (β for the MIPs; see `_search_space`), then the refit on the outer training
-    fold with the best value (ties: the first in grid order, as ``GridSearchCV``).
+    fold with the best value (ties: the first in grid order, as ``GridSearchCV``). Each model is a scikit-learn
+    Pipeline (`_cv_pipeline`: the encoder refitted on each training part, then the estimator).
 
     Metrics: ``train_accuracy`` and ``test_accuracy`` of the refit, ``fit_time`` (its whole fit: encoder,
     warm start, solve), ``selected`` (the chosen value, as text), ``inner_scores``, ``warm_start_source``
-    (S-OCT: "svm" or "cart"), ``dl85_engine`` (DL8.5 rows), ``proved`` (the refit's rule-of-0.999 proof; None
-    for the non-MIP rows), ``n_train`` and ``n_test``.
+    (S-OCT: "svm"; OCT-H, FlowOCT: "cart"), ``dl85_engine`` (DL8.5 rows), ``proved`` (the refit's rule-of-0.999
+    proof; None for the non-MIP rows), ``n_train`` and ``n_test``.
     """
     X, y = shuffled(*_attributes(config["dataset"]))
     train, test = outer_folds(y)[config["fold"]]
     X_train, y_train = X.iloc[train].reset_index(drop=True), y.iloc[train].reset_index(drop=True)
-    args = dict(dataset=config["dataset"], solver=config["solver"], time_limit=config["time_limit"],
-                threads=config.get("threads", 1))
     method, depth = config["method"], config["depth"]
+    model = partial(_cv_pipeline, method, depth, dataset=config["dataset"], solver=config["solver"],
+                    time_limit=config["time_limit"], threads=config.get("threads", 1))
     space = _search_space(method, depth)
-    scores = []
-    folds = inner_folds(y_train) if len(space) > 1 else []
-    for params in space if folds else []:
-        if params.get("min_sup", 0) > min(len(a) for a, _ in folds):   # no tree has leaves that large
-            scores.append(np.nan)
-            continue
-        fold_scores = [_Fitted(method, depth, params, X_train.iloc[a], y_train.iloc[a], **args).accuracy(
-                           X_train.iloc[b], y_train.iloc[b]) for a, b in folds]
-        scores.append(float(np.mean(fold_scores)))
+    scores = _inner_scores(model, space, X_train, y_train)
     best = space[int(np.nanargmax(scores))] if scores else space[0]
-    final = _Fitted(method, depth, best, X_train, y_train, **args)
-    result = final.solve_result
-    metrics = {"train_accuracy": final.accuracy(X_train, y_train), "test_accuracy": final.accuracy(X.iloc[test], y.iloc[test]),
-               "fit_time": final.fit_time, "selected": ", ".join(f"{k}={v}" for k, v in best.items()) or "-",
-               "inner_scores": scores, "warm_start_source": final.warm_start_source,
+    final = model(best)
+    tic = time.perf_counter()
+    with _unproved_quietly():
+        final.fit(X_train, y_train)
+    fit_time = time.perf_counter() - tic
+    result = getattr(final, "solve_result_", None)
+    metrics = {"train_accuracy": float(final.score(X_train, y_train)),
+               "test_accuracy": float(final.score(X.iloc[test], y.iloc[test])), "fit_time": fit_time,
+               "selected": ", ".join(f"{k}={v}" for k, v in best.items()) or "-",
+               "inner_scores": scores, "warm_start_source": _start_source(method),
                "dl85_engine": dl85_engine() if method == DL85 else "", "n_train": len(train), "n_test": len(test),
                "proved": None if result is None else proved(result.bound, result.objective)}
-    return {"metrics": metrics, "solve_result": result, "tree": final.tree}
+    return {"metrics": metrics, "solve_result": result, "tree": None if result is None else final.tree_}
 
 
 def cv_grid(profile: Profile, solver: str = "highs", threads: int = 1) -> Grid:

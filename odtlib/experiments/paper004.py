@@ -30,8 +30,9 @@ default parameters and the same maximum depth; the MIPs get a CART warm start of
   penalty (every branch node may split).
 * **BinOCT** — paper 001's ``odtlib.models.BinOCT`` (Verwer & Zhang), which reads 0/1 features: the scaled
   columns are turned into the indicators ``x <= t`` at the class changes of the training part
-  (``odtlib.encoders.ClassChangeThresholdEncoder``), the thresholds BinOCT itself considers. Table 5 only,
-  as in the paper.
+  (``odtlib.encoders.ClassChangeThresholdEncoder``), the thresholds BinOCT itself considers: a scikit-learn
+  Pipeline of the encoder and BinOCT, so the encoder is refitted on every training part. Table 5 only, as in the
+  paper.
 * **Fair** — the MIP of Aghaei, Azizi & Vayanos (AAAI 2019) without its fairness term. Without that term it
   learns a fixed-depth tree whose branch nodes each test *one* feature against a threshold (numerical
   features) and whose leaves each predict one class, maximising the number of correctly classified training
@@ -64,7 +65,14 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from odtlib.experiments.claims import Measured, StoredResults, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import failure_note, paper_data, results_of, profile_getter
+from odtlib.experiments.protocol import (
+    TreePipeline,
+    encoded_tree,
+    failure_note,
+    paper_data,
+    profile_getter,
+    results_of,
+)
 from odtlib.experiments.store import config_key
 
 __all__ = [
@@ -284,30 +292,10 @@ def draw_rows(y: np.ndarray, rows: np.ndarray, size: int | None, seed: int) -> n
 
 
 # ----------------------------------------------------------------------------------------- the methods
-class _BinarisedBinOCT:
-    """BinOCT on the class-change threshold indicators of the training part (see the module docstring)."""
-
-    def __init__(self, **params):
-        from odtlib.models import BinOCT
-
-        self.model = BinOCT(**params)
-
-    def fit(self, X, y):
-        from odtlib.encoders import ClassChangeThresholdEncoder
-
-        self.encoder = ClassChangeThresholdEncoder().fit(pd.DataFrame(X), y)
-        self.model.fit(self.encoder.transform(pd.DataFrame(X)).to_numpy(), y)
-        self.solve_result_, self.tree_ = self.model.solve_result_, self.model.tree_
-        return self
-
-    def predict(self, X):
-        return self.model.predict(self.encoder.transform(pd.DataFrame(X)).to_numpy())
-
-
 def make_model(method: str, depth: int, *, solver: str = "highs", time_limit: float | None = None,
                params: dict | None = None):
     """The estimator of ``method`` at ``depth`` (the paper's setup, module docstring). ``params``: S1O's
-    ε, α₁, α₂ (and S1O-DS's ε′, β₁, β₂)."""
+    ε, α₁, α₂ (and S1O-DS's ε′, β₁, β₂). BinOCT is a scikit-learn Pipeline (`_binarised_binoct`)."""
     from sklearn.tree import DecisionTreeClassifier
 
     from odtlib import models
@@ -321,12 +309,21 @@ def make_model(method: str, depth: int, *, solver: str = "highs", time_limit: fl
     if method == FAIR:
         return models.UnivariateOCT(**common)
     if method == BINOCT:
-        return _BinarisedBinOCT(**common)
+        return _binarised_binoct(common)
     if method == S1O:
         return models.SVM1ODT(**{**common, **params})
     if method == S1O_DS:
         return _selected_s1o(depth, {**common, **params})
     raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+def _binarised_binoct(params: dict) -> TreePipeline:
+    """BinOCT with ``params`` on the indicators ``x <= t`` at the class changes of the training part: a Pipeline
+    of ``ClassChangeThresholdEncoder`` (refitted on every training part) and ``BinOCT`` (module docstring)."""
+    from odtlib.encoders import ClassChangeThresholdEncoder
+    from odtlib.models import BinOCT
+
+    return encoded_tree(ClassChangeThresholdEncoder(), BinOCT(**params))
 
 
 def _selected_s1o(depth: int, params: dict):

@@ -25,7 +25,9 @@ and checks it; `run_function` is the run function of one stored experiment.
 * `results_of` — the stored records of exactly the configs of a grid;
 * `instance_frame` — one row per optimisation instance with ``solved``, ``failed`` and gaps;
 * `time_to_match` — the papers' speed-up measure (time to solve as many instances as a baseline);
-* `failure_note` — why a table cell holding failed runs is not comparable.
+* `failure_note` — why a table cell holding failed runs is not comparable;
+* `encoded_tree` — a scikit-learn Pipeline that encodes the features, then fits a tree estimator on them
+  (`TreePipeline`: the experiments that refit an encoder on each training part).
 
 A failed run (its run function raised: unknown solver, missing data, a bug) is a *failure*, never an
 unsolved instance: it has no runtime and no gap, so it is left out of every solved / time / gap number
@@ -41,11 +43,13 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
 
 from odtlib.experiments.store import ResultStore, config_key
 
 __all__ = ["PAPERS", "PaperExperiments", "paper_module", "run_function", "select_profile", "paper_data",
-           "results_of", "instance_frame", "time_to_match", "failure_note"]
+           "results_of", "instance_frame", "time_to_match", "failure_note", "TreePipeline", "encoded_tree"]
 
 
 def select_profile(profiles: Mapping[str, object], name: str, time_limit: float | None = None):
@@ -139,6 +143,30 @@ def failure_note(n_failed: int, n_runs: int | None = None) -> str:
         return ""
     of = f" of {int(n_runs)}" if n_runs is not None else ""
     return f"ours: {int(n_failed)}{of} run(s) failed (see the failed runs)"
+
+
+class TreePipeline(Pipeline):
+    """A scikit-learn Pipeline whose last step is a tree estimator. Its ``solve_result_`` and ``tree_`` are the
+    last step's (an AttributeError when that step has none), as scikit-learn's Pipeline gives its last step's
+    ``classes_``, so that a run reads a pipeline like a bare estimator. The tree reads the encoded columns."""
+
+    @property
+    def solve_result_(self):
+        """The last step's solve result (a MIP estimator's ``solve_result_``)."""
+        return self[-1].solve_result_
+
+    @property
+    def tree_(self):
+        """The last step's tree, on the columns the earlier steps produce."""
+        return self[-1].tree_
+
+
+def encoded_tree(encoder, estimator) -> TreePipeline:
+    """``encoder`` (an `odtlib.encoders`-style transformer, fitted on each training part), the encoded columns
+    as a float array, then ``estimator``. The array step keeps the stored trees as the runs recorded them: on
+    column indices (an estimator fitted on a DataFrame would name the encoded columns in its tree)."""
+    as_array = FunctionTransformer(np.asarray, kw_args={"dtype": float})
+    return TreePipeline([("encode", encoder), ("as_array", as_array), ("tree", estimator)])
 
 
 # ------------------------------------------------------------------------------------------ the declared shape
