@@ -102,8 +102,8 @@ def test_warm_starts_satisfy_the_model_and_reach_the_optimum(cls):
         est = cls(depth=2, warm_start=start)
         est.classes_ = np.unique(y)
         ctx = est._context(X, np.searchsorted(est.classes_, y))
-        model = est._build(ctx)
-        values = est._start_values(ctx, model, est._initial_tree(ctx))
+        formulation = est._build(ctx)
+        model, values = formulation.model, formulation.start_values(est._initial_tree(ctx))
         assert violated_constraints(model, values) == []
         assert round(fit(cls, X, y, depth=2, warm_start=start).solve_result_.objective) == expected
 
@@ -127,8 +127,8 @@ def test_a_start_with_points_inside_the_margin_is_moved_to_a_feasible_one(cls):
     est = cls(depth=1, warm_start=start)
     est.classes_ = np.unique(y)
     ctx = est._context(X, y)
-    model = est._build(ctx)
-    values = est._start_values(ctx, model, start)
+    formulation = est._build(ctx)
+    model, values = formulation.model, formulation.start_values(start)
     assert violated_constraints(model, values) == []
     assert round(sum(values[model.z[i, t]] for i in model.I for t in model.L)) == 3
 
@@ -293,3 +293,59 @@ def test_the_multivariate_optimum_is_never_below_the_univariate_one():
     univariate = round(fit(UnivariateOCT, X, y, depth=2).solve_result_.objective)
     assert univariate == brute_force_tree(threshold_columns(X), y, 2)[1]
     assert round(fit(SOCT, X, y, depth=2).solve_result_.objective) >= univariate
+
+
+# ------------------------------------------------------------------------------------------ plug-ins
+def test_the_fit_reports_the_shattering_plugin_that_had_to_run():
+    """XOR on four points at depth 1 with the root a Benders node (no big-M rows): without (1m) the model routes
+    every point to the leaf of its class (4 correct), but no line separates XOR, so the optimum is 3 (the
+    oracle). Only the lazy rows (17) cut the 4-correct routings off, and every branch-and-bound leaf holding one
+    ends at an integral LP point that SCIP enforces by asking the family for rows: it ran and returned rows,
+    each found by a separation LP of its own. The routing repair runs on SCIP (heuristic callbacks), so it is
+    listed too; separation_stats_ is the family's LP count (no initial cuts)."""
+    X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float), np.array([0, 1, 1, 0])
+    est = fit(SOCT, X, y, depth=1, benders_nodes="all", solver="scip")
+    assert round(est.solve_result_.objective) == 3 == best_hyperplane_tree(X, y, 1)
+    plugins = est.solve_result_.extra["plugins"]
+    assert set(plugins) == {"ShatteringBendersCuts", "RoutingRepair"}
+    benders = plugins["ShatteringBendersCuts"]
+    assert benders["calls"] >= 1 and benders["rows"] >= 1 and benders["lp_solves"] >= benders["rows"]
+    assert est.separation_stats_ == {"lp_solves": benders["lp_solves"], "lp_seconds": benders["lp_seconds"],
+                                     "initial_cuts": 0}
+
+
+def _reachable(obj, levels: int = 3) -> list:
+    """What ``obj`` reaches in ``levels`` steps through the attributes of odtlib objects, containers, bound
+    methods (their ``self``) and closures (their cells)."""
+    found, frontier = [], [obj]
+    for _ in range(levels):
+        children = []
+        for item in frontier:
+            if isinstance(item, (list, tuple, set)):
+                children += list(item)
+            elif isinstance(item, dict):
+                children += list(item.values())
+            elif hasattr(item, "__self__"):
+                children.append(item.__self__)
+            elif getattr(item, "__closure__", None):
+                children += [cell.cell_contents for cell in item.__closure__]
+            elif hasattr(item, "__dict__") and type(item).__module__.startswith("odtlib"):
+                children += list(vars(item).values())
+        found += children
+        frontier = children
+    return found
+
+
+@pytest.mark.parametrize("cls,params", [(SOCT, {"benders_nodes": "last", "user_cut_nodes": "root"}), (OCTH, {})],
+                         ids=["SOCT", "OCTH"])
+def test_no_plugin_holds_a_reference_to_the_estimator(cls, params):
+    """The plug-ins of a fit (lazy rows, user cuts and the routing repair on SCIP) hold the formulation and
+    plain data: nothing they reach -- through the formulation down to its context -- is the estimator."""
+    X, y = grid_data(5, 12)
+    est = cls(depth=2, solver="scip", **params)
+    est.classes_ = np.unique(y)
+    ctx = est._context(X, np.searchsorted(est.classes_, y))
+    formulation = est._build(ctx)
+    plugins = est._callbacks(ctx, formulation).plugins
+    assert len(plugins) == (3 if cls is SOCT else 1)
+    assert not any(isinstance(item, (SOCT, OCTH)) for plugin in plugins for item in _reachable(plugin))

@@ -13,6 +13,8 @@ from oracles import violated_constraints
 from oracles_hyperplane import best_hyperplane_tree
 
 from odtlib.models import OCTH, SOCT
+from odtlib.models._pipeline import FitContext
+from odtlib.models.hyperplane._formulation import HyperplaneFormulation
 from odtlib.models.hyperplane.routing_repair import RoutingRepair, best_threshold
 from odtlib.models.hyperplane.shattering import strict_separator
 from odtlib.models.hyperplane.soct import build_model
@@ -68,7 +70,8 @@ def tree_labelled_data(seed: int, n: int = 60):
 
 
 def repair_for(model, X, y, depth=2, max_splits=None):
-    return RoutingRepair(model, X, y, np.unique(y), depth, EPSILON, max_splits, routing_values=lambda r: r)
+    ctx = FitContext.of(X, np.searchsorted(np.unique(y), y), depth=depth)
+    return RoutingRepair(HyperplaneFormulation(ctx, model, epsilon=EPSILON, max_splits=max_splits, ccp_alpha=0.0))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -109,9 +112,10 @@ def test_a_repaired_tree_is_a_feasible_start_of_the_model(benders_nodes):
     est = SOCT(depth=2, benders_nodes=benders_nodes, solver="scip")
     est.classes_ = np.unique(y)
     ctx = est._context(X, y)
-    model = est._build(ctx)
+    formulation = est._build(ctx)
+    model = formulation.model
     routing, _ = repair_for(model, X, y).repair(w, {1: (np.array([1.0, 0.0, 0.0]), 0.5)})
-    assert violated_constraints(model, est._routing_values(ctx, model, routing)) == []
+    assert violated_constraints(model, formulation.routing_values(routing)) == []
 
 
 @pytest.mark.parametrize("cls,params", [(SOCT, {}), (SOCT, {"benders_nodes": "last"}), (OCTH, {})],
@@ -140,8 +144,8 @@ def test_a_benders_node_keeps_the_start_threshold_inside_the_margin():
         est = SOCT(depth=1, benders_nodes=benders_nodes, solver="scip", warm_start=start)
         est.classes_ = np.unique(y)
         ctx = est._context(X, y)
-        model = est._build(ctx)
-        values = est._start_values(ctx, model, start)
+        formulation = est._build(ctx)
+        model, values = formulation.model, formulation.start_values(start)
         correct[benders_nodes] = round(sum(values[model.z[i, t]] for i in model.I for t in model.L))
     assert correct == {None: 3, "all": 4}
 
@@ -157,12 +161,13 @@ def test_points_pass_unsplit_to_a_benders_node_that_separates_them():
     est = SOCT(depth=2, benders_nodes="last", solver="scip")
     est.classes_ = np.unique(y)
     ctx = est._context(X, y)
-    model = est._build(ctx)
+    formulation = est._build(ctx)
+    model = formulation.model
     heuristic = repair_for(model, X, y)
     routing, correct = heuristic.repair(np.full((len(y), 8), 0.5), {})
     assert correct == len(y) and sorted(routing.splits) == [2]
     assert (heuristic.tree(routing).predict(X) == y).all()
-    assert violated_constraints(model, est._routing_values(ctx, model, routing)) == []
+    assert violated_constraints(model, formulation.routing_values(routing)) == []
 
 
 def test_the_separator_of_system_16_has_the_widest_margin():

@@ -6,8 +6,9 @@ reaches t and t predicts y^i ((1e)-(1f)); at most β nodes split ((1h)). The obj
 number of correctly classified training points; with ``ccp_alpha`` > 0 each split costs α·N points. S-OCT
 (:mod:`.soct`), OCT-H (:mod:`.octh`) and the univariate special case (:mod:`.univariate_oct`) differ only in how
 they write (1m), the requirement that a hyperplane realises the routing at every splitting node; the baseline's
-big-M rows (5)-(7) are here (:func:`add_big_m_routing`). :class:`HyperplaneTreeClassifier` holds what their
-estimators share: the [0, 1] input contract, decoding, warm starts from a routing, and the routing repair.
+big-M rows (5)-(7) are here (:func:`add_big_m_routing`). One fit's model is a :class:`HyperplaneFormulation`
+(warm starts from a routing, decoding, the routing repair's values); :class:`HyperplaneTreeClassifier` holds what
+their estimators share: the [0, 1] input contract and the choice of the start and of the repair.
 """
 from __future__ import annotations
 
@@ -29,13 +30,15 @@ from odtlib.models._hyperplane import (
     nodes_with_margin_rows,
     read_splits,
 )
-from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints
+from odtlib.models._pipeline import FitContext, Formulation, MIPTreeClassifier, common_constraints
 from odtlib.models._tree_index import linear_sum
+from odtlib.models.hyperplane.routing_repair import RoutingRepair
 from odtlib.models.hyperplane.shattering import separating_hyperplane
 from odtlib.solvers import capabilities
 from odtlib.solvers.capabilities import NATIVE
 
-__all__ = ["HyperplaneTreeClassifier", "add_big_m_routing", "add_formulation_1", "hyperplane_constraints"]
+__all__ = ["HyperplaneTreeClassifier", "HyperplaneFormulation", "add_big_m_routing", "add_formulation_1",
+           "hyperplane_constraints"]
 
 
 # --------------------------------------------------------------------------------------------- formulation (1)
@@ -73,6 +76,104 @@ def add_big_m_routing(model: pyo.ConcreteModel, X: np.ndarray, nodes: list[int],
             add_right_margin_row(model.big_m_rows, model, t, x, model.w[i, 2 * t + 1], big_m[i], epsilon)  # (6b)
 
 
+# --------------------------------------------------------------------------------------------- one fit
+class HyperplaneFormulation(Formulation):
+    """One fit of formulation (1): its model and what the warm start, the decoding and the routing repair need.
+
+    ``epsilon`` is the margin ε of the big-M rows (6b)/(9b): the start's thresholds move to meet it, and a
+    decoded threshold sits in its middle. ``max_splits`` (β of (1h)) and ``ccp_alpha`` (α of (1a)) score a
+    routing. ``start_source`` names the warm-start tree ("svm" or "tree"); with ``repair_start`` the routing
+    repair's tree from the data alone competes for the start. :meth:`stats` reports ``warm_start_source_``.
+    """
+
+    def __init__(self, ctx: FitContext, model: pyo.ConcreteModel, *, epsilon: float, max_splits: int | None,
+                 ccp_alpha: float, start_source: str = "tree", repair_start: bool = False):
+        super().__init__(ctx, model)
+        self.epsilon, self.max_splits, self.ccp_alpha = epsilon, max_splits, ccp_alpha
+        self.start_source, self.repair_start = start_source, repair_start
+        self.warm_start_source: str | None = None
+
+    def start_values(self, tree):
+        """Values of d, w, c, z (the routing of ``tree``, any univariate or hyperplane tree) and of the splits;
+        with ``repair_start`` those of the routing repair's tree from the data alone instead, when it scores
+        higher in (1a). ``warm_start_source_`` says which."""
+        routing = full_tree_routing(tree, self.ctx.X, self.ctx.depth, margin=self.epsilon,
+                                    margin_nodes=nodes_with_margin_rows(self.model))
+        self.warm_start_source = self.start_source
+        if self.repair_start:
+            repaired = self.repaired_routing()
+            if repaired is not None and self.routing_score(repaired) > self.routing_score(routing):
+                routing, self.warm_start_source = repaired, "repair"
+        return self.routing_values(routing)
+
+    def decode(self):
+        """Splits of the solved model: (a_t, b_t + ε/2) where the model holds them, and for nodes without
+        (a_t, b_t) (Benders nodes) a hyperplane of (16) on the solved routing; None where d_t = 0."""
+        ctx, model = self.ctx, self.model
+        read = read_splits(model)
+        splits = {}
+        for t in model.N:
+            if pyo.value(model.d[t]) < 0.5:
+                splits[t] = None
+            elif t in read:
+                a, b = read[t]
+                splits[t] = (a, b + self.epsilon / 2)
+            else:
+                left = [i for i in model.I if pyo.value(model.w[i, 2 * t]) > 0.5]
+                right = [i for i in model.I if pyo.value(model.w[i, 2 * t + 1]) > 0.5]
+                splits[t] = separating_hyperplane(ctx.X[left], ctx.X[right])
+        labels = {t: ctx.classes[int(np.argmax([pyo.value(model.c[t, k]) for k in model.K]))] for t in model.L}
+        return hyperplane_tree(ctx.depth, splits, labels)
+
+    def stats(self) -> dict:
+        return {"warm_start_source_": self.warm_start_source}
+
+    def repaired_routing(self) -> FullTreeRouting | None:
+        """The routing repair's tree built from the data alone (its first proposal inside SCIP's search), or
+        None when it has more than ``max_splits`` splits."""
+        repair = RoutingRepair(self)
+        routing, _ = repair.repair(repair.undecided(), {})
+        if routing is None or (self.max_splits is not None and len(routing.splits) > self.max_splits):
+            return None
+        return routing
+
+    def routing_score(self, routing: FullTreeRouting) -> float:
+        """(1a) of a routing: correctly classified points less α·N per split."""
+        ctx = self.ctx
+        labels = np.array([routing.leaf_label.get(t, ctx.classes[0]) for t in routing.leaf], dtype=object)
+        correct = int(np.sum(labels == ctx.labels.astype(object)))
+        return correct - self.ccp_alpha * ctx.n_samples * len(routing.splits)
+
+    def routing_values(self, routing: FullTreeRouting) -> ComponentMap:
+        """Values of d, w, c, z and of the splits for a routing laid on the full tree."""
+        ctx, model = self.ctx, self.model
+        class_index = {label: k for k, label in enumerate(ctx.classes.tolist())}
+        start = ComponentMap()
+        for t in model.N:
+            start[model.d[t]] = float(t in routing.splits)
+        for t in model.V:
+            on = routing.reaches(t)
+            for i in model.I:
+                start[model.w[i, t]] = float(on[i])
+        for t in model.L:
+            k_t = class_index.get(routing.leaf_label.get(t), 0)
+            for k in model.K:
+                start[model.c[t, k]] = float(k == k_t)
+            for i in model.I:
+                start[model.z[i, t]] = float(routing.leaf[i] == t and ctx.y[i] == k_t)
+        self.split_values(routing, start)
+        return start
+
+    def split_values(self, routing: FullTreeRouting, start: ComponentMap) -> None:
+        """a, â, b of the nodes with a hyperplane (thresholds already moved to meet the margin)."""
+        model = self.model
+        for t in model.H:
+            a, b = routing.splits.get(t, (np.zeros(self.ctx.n_features), 0.0))
+            for j in model.F:
+                start[model.a[t, j]], start[model.a_abs[t, j]] = float(a[j]), float(abs(a[j]))
+            start[model.b[t]] = b
+
+
 # --------------------------------------------------------------------------------------------- estimators
 def hyperplane_constraints(**extra) -> dict:
     """Parameter constraints of the multivariate estimators of paper 002 plus ``extra``."""
@@ -82,7 +183,11 @@ def hyperplane_constraints(**extra) -> dict:
 
 
 class HyperplaneTreeClassifier(MIPTreeClassifier):
-    """Base of the estimators on formulation (1): features in [0, 1], hyperplane trees (not used directly)."""
+    """Base of the estimators on formulation (1): features in [0, 1], hyperplane trees (not used directly).
+
+    Its subclasses' ``_build`` returns a :class:`HyperplaneFormulation` (or a subclass); the hooks here choose
+    what it is given (:meth:`_formulation_parameters`) and which routing repair runs (:meth:`_repair_heuristics`).
+    """
 
     requires_binary_features = False
     routing_repair = False      # the switch of the estimators that have it (SOCT, OCTH) is set by their __init__
@@ -103,83 +208,20 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
                 f"z ({ctx.n_samples} rows × {branch + 1} leaves)": ctx.n_samples * (branch + 1),
                 f"a, â ({branch} branch nodes × 2 × {ctx.n_features} features)": 2 * branch * ctx.n_features}
 
-    def _decode(self, ctx, model):
-        """Splits of the solved model: (a_t, b_t + ε/2) where the model holds them, and for nodes without
-        (a_t, b_t) (Benders nodes) a hyperplane of (16) on the solved routing; None where d_t = 0."""
-        read = read_splits(model)
-        splits = {}
-        for t in model.N:
-            if pyo.value(model.d[t]) < 0.5:
-                splits[t] = None
-            elif t in read:
-                a, b = read[t]
-                splits[t] = (a, b + self.epsilon / 2)
-            else:
-                left = [i for i in model.I if pyo.value(model.w[i, 2 * t]) > 0.5]
-                right = [i for i in model.I if pyo.value(model.w[i, 2 * t + 1]) > 0.5]
-                splits[t] = separating_hyperplane(ctx.X[left], ctx.X[right])
-        labels = {t: ctx.classes[int(np.argmax([pyo.value(model.c[t, k]) for k in model.K]))] for t in model.L}
-        return hyperplane_tree(ctx.depth, splits, labels)
+    def _formulation_parameters(self) -> dict:
+        """What a :class:`HyperplaneFormulation` of this estimator is given: ε, β, α, the name of the start
+        ("svm" for ``warm_start=True``, "tree" for a given Tree) and whether the repair competes for it."""
+        return {"epsilon": self.epsilon, "max_splits": self.max_splits, "ccp_alpha": self.ccp_alpha,
+                "start_source": self._start_source(), "repair_start": self._starts_from_repair()}
 
-    def _start_values(self, ctx, model, tree):
-        """Values of d, w, c, z (the routing of ``tree``, any univariate or hyperplane tree) and of the splits;
-        with ``repaired_start`` (:meth:`_starts_from_repair`) those of the routing repair's tree from the data
-        alone instead, when it scores higher in (1a). ``warm_start_source_`` says which."""
-        routing = full_tree_routing(tree, ctx.X, ctx.depth, margin=self._start_margin(),
-                                    margin_nodes=nodes_with_margin_rows(model))
-        ctx.notes["warm_start_source_"] = "svm" if self.warm_start is True else "tree"
-        if self._starts_from_repair():
-            repaired = self._repaired_routing(ctx, model)
-            if repaired is not None and self._routing_score(ctx, repaired) > self._routing_score(ctx, routing):
-                routing, ctx.notes["warm_start_source_"] = repaired, "repair"
-        return self._routing_values(ctx, model, routing)
+    def _start_source(self) -> str:
+        return "svm" if self.warm_start is True else "tree"
 
     def _starts_from_repair(self) -> bool:
         """``repaired_start`` is on, the start is the paper's (``warm_start=True``), and the solver runs no
         heuristics (HiGHS, GLPK): there the repair cannot run inside the search, so it competes for the start."""
         return (self.repaired_start and self.warm_start is True
                 and capabilities(self.solver).level("heuristics") != NATIVE)
-
-    def _repaired_routing(self, ctx, model) -> FullTreeRouting | None:
-        """The routing repair's tree built from the data alone (its first proposal inside SCIP's search), or
-        None when it has more than ``max_splits`` splits."""
-        from odtlib.models.hyperplane.routing_repair import RoutingRepair
-
-        repair = RoutingRepair(model, ctx.X, ctx.y, ctx.classes, ctx.depth, self.epsilon, self.max_splits,
-                               routing_values=lambda routing: self._routing_values(ctx, model, routing))
-        routing, _ = repair.repair(repair.undecided(), {})
-        if routing is None or (self.max_splits is not None and len(routing.splits) > self.max_splits):
-            return None
-        return routing
-
-    def _routing_score(self, ctx, routing: FullTreeRouting) -> float:
-        """(1a) of a routing: correctly classified points less α·N per split."""
-        labels = np.array([routing.leaf_label.get(t, ctx.classes[0]) for t in routing.leaf], dtype=object)
-        correct = int(np.sum(labels == ctx.labels.astype(object)))
-        return correct - self.ccp_alpha * ctx.n_samples * len(routing.splits)
-
-    def _routing_values(self, ctx, model, routing: FullTreeRouting):
-        """Values of d, w, c, z and of the splits for a routing laid on the full tree."""
-        class_index = {label: k for k, label in enumerate(ctx.classes.tolist())}
-        start = ComponentMap()
-        for t in model.N:
-            start[model.d[t]] = float(t in routing.splits)
-        for t in model.V:
-            on = routing.reaches(t)
-            for i in model.I:
-                start[model.w[i, t]] = float(on[i])
-        for t in model.L:
-            k_t = class_index.get(routing.leaf_label.get(t), 0)
-            for k in model.K:
-                start[model.c[t, k]] = float(k == k_t)
-            for i in model.I:
-                start[model.z[i, t]] = float(routing.leaf[i] == t and ctx.y[i] == k_t)
-        self._split_start(ctx, model, routing, start)
-        return start
-
-    def _start_margin(self) -> float:
-        """The margin the start's routing must meet (the ε of the big-M rows)."""
-        return self.epsilon
 
     def _runs_repair(self) -> bool:
         """``routing_repair`` is on (S-OCT, OCT-H) and the solver runs heuristics inside its search (SCIP)."""
@@ -190,20 +232,9 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
         would drop a repaired tree that is not the symmetric copy it keeps)."""
         return self._solver_tuning("symmetric_proposals") if self._runs_repair() else {}
 
-    def _repair_heuristics(self, ctx, model) -> list:
-        """:class:`~odtlib.models.hyperplane.routing_repair.RoutingRepair` when :meth:`_runs_repair`; elsewhere
-        none (it can only find incumbents sooner)."""
+    def _repair_heuristics(self, formulation: HyperplaneFormulation) -> list:
+        """:class:`~odtlib.models.hyperplane.routing_repair.RoutingRepair` on ``formulation`` when
+        :meth:`_runs_repair`; elsewhere none (it can only find incumbents sooner)."""
         if not self._runs_repair():
             return []
-        from odtlib.models.hyperplane.routing_repair import RoutingRepair
-
-        return [RoutingRepair(model, ctx.X, ctx.y, ctx.classes, ctx.depth, self.epsilon, self.max_splits,
-                              routing_values=lambda routing: self._routing_values(ctx, model, routing))]
-
-    def _split_start(self, ctx, model, routing, start) -> None:
-        """a, â, b of the nodes with a hyperplane (thresholds already moved to meet the margin)."""
-        for t in model.H:
-            a, b = routing.splits.get(t, (np.zeros(ctx.n_features), 0.0))
-            for j in model.F:
-                start[model.a[t, j]], start[model.a_abs[t, j]] = float(a[j]), float(abs(a[j]))
-            start[model.b[t]] = b
+        return [RoutingRepair(formulation)]

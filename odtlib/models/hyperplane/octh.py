@@ -15,7 +15,12 @@ import pyomo.environ as pyo
 from odtlib.models._hyperplane import add_left_margin_row, add_right_margin_row, add_split_variables
 from odtlib.models._pipeline import store_parameters
 from odtlib.models._tree_index import tree_model
-from odtlib.models.hyperplane._formulation import HyperplaneTreeClassifier, add_formulation_1, hyperplane_constraints
+from odtlib.models.hyperplane._formulation import (
+    HyperplaneFormulation,
+    HyperplaneTreeClassifier,
+    add_formulation_1,
+    hyperplane_constraints,
+)
 from odtlib.solvers import BranchAndCut
 
 __all__ = ["OCTH", "build_model", "add_leaf_routing"]
@@ -79,9 +84,10 @@ class OCTH(HyperplaneTreeClassifier):
         store_parameters(self, locals())
 
     def _build(self, ctx):
-        return build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
-                           n_classes=ctx.n_classes)
+        model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
+                            n_classes=ctx.n_classes)
+        return HyperplaneFormulation(ctx, model, **self._formulation_parameters())
 
-    def _callbacks(self, ctx, model):
-        heuristics = self._repair_heuristics(ctx, model)
+    def _callbacks(self, ctx, formulation):
+        heuristics = self._repair_heuristics(formulation)
         return BranchAndCut(heuristics=heuristics) if heuristics else None

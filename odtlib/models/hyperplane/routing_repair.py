@@ -38,9 +38,9 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyomo.environ as pyo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
@@ -48,6 +48,9 @@ from odtlib.models._hyperplane import FullTreeRouting, hyperplane_tree, nodes_wi
 from odtlib.models.hyperplane.shattering import strict_separator
 from odtlib.models.svm_tree import binary_tasks
 from odtlib.solvers import PrimalHeuristic, Values
+
+if TYPE_CHECKING:
+    from odtlib.models.hyperplane._formulation import HyperplaneFormulation
 
 __all__ = ["RoutingRepair", "best_threshold", "threshold_scores", "class_directions", "routing_directions",
            "STRICT_GAP"]
@@ -158,19 +161,19 @@ def _cached(cache: dict, key, compute: Callable):
 class RoutingRepair(PrimalHeuristic):
     """Repair the solver's routing into a hyperplane tree and propose it (module docstring).
 
-    ``routing_values(routing)`` gives the model's values for a :class:`~odtlib.models._hyperplane.FullTreeRouting`
-    (the estimator's warm-start values; the repair lays its tree on the full tree itself, so that a node that
-    does not split keeps its place);
-    ``epsilon`` is the margin of the nodes with big-M rows (``model.H``); a repaired tree with more than
-    ``max_splits`` splits (β of (1h)) is not proposed.
+    ``formulation`` (a :class:`~odtlib.models.hyperplane._formulation.HyperplaneFormulation`) gives the data,
+    the model, ``epsilon`` (the margin of the nodes with big-M rows, ``model.H``) and ``max_splits`` (β of (1h):
+    a repaired tree with more splits is not proposed); a proposal is ``formulation.routing_values(routing)`` of
+    a :class:`~odtlib.models._hyperplane.FullTreeRouting` (the repair lays its tree on the full tree itself, so
+    that a node that does not split keeps its place).
     """
 
-    def __init__(self, model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
-                 epsilon: float, max_splits: int | None, routing_values: Callable):
-        self.X, self.y, self.classes, self.depth, self.epsilon = X, y, classes, depth, epsilon
-        self.max_splits = max_splits
-        self.routing_values = routing_values
-        self.n_classes = len(classes)
+    def __init__(self, formulation: HyperplaneFormulation):
+        ctx, model = formulation.ctx, formulation.model
+        self.formulation = formulation
+        self.X, self.y, self.classes, self.depth = ctx.X, ctx.y, ctx.classes, ctx.depth
+        self.epsilon, self.max_splits = formulation.epsilon, formulation.max_splits
+        self.n_classes = len(self.classes)
         self.margin_nodes = sorted(nodes_with_margin_rows(model) or ())
         self._w = [model.w[i, t] for i in model.I for t in model.V]
         self._a = [model.a[t, j] for t in self.margin_nodes for j in model.F]
@@ -216,7 +219,7 @@ class RoutingRepair(PrimalHeuristic):
         if routing is None or correct <= self.best or not self._within_budget(routing):
             return None
         self.best = correct
-        return self.routing_values(routing)
+        return self.formulation.routing_values(routing)
 
     def _within_budget(self, routing: FullTreeRouting) -> bool:
         return self.max_splits is None or len(routing.splits) <= self.max_splits
@@ -389,9 +392,11 @@ class RoutingRepair(PrimalHeuristic):
     def _along(self, directions, rows, labels, n_labels, gap: float, score: str) -> tuple[float, tuple | None]:
         """The best ``score`` (:func:`best_threshold`) and split (a, β) over ``directions`` (each scaled to
         ||a||_1 = 1, the bounded splits (5)), with thresholds β in gaps of at least ``gap`` (β: the largest
-        value on the left)."""
+        value on the left); a zero direction (a linear SVM that found no normal, as on XOR) is skipped."""
         best = (-1, None)
         for direction in directions:
+            if not np.any(direction):
+                continue
             a = direction / np.abs(direction).sum()
             value, beta = best_threshold(self.X[rows] @ a, labels, n_labels, gap, score)
             if value > best[0] and -1 <= beta <= 1:

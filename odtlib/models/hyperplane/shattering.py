@@ -116,6 +116,10 @@ class ShatteringSeparator:
             raise ValueError(f"cut_order must be one of {CUT_ORDERS}, got {self.cut_order!r}")
         self.lp = FarkasLP(np.asarray(self.X, dtype=np.float64))
 
+    def stats(self) -> dict:
+        """The separation LPs solved so far and their seconds."""
+        return {"lp_solves": self.lp.n_solves, "lp_seconds": self.lp.seconds}
+
     @property
     def threshold(self) -> float:
         p = self.X.shape[1]
@@ -151,7 +155,8 @@ class ShatteringSeparator:
 
 
 class _ShatteringRows:
-    """Rows (17) from a separator, over the model's w (columns found once per solve)."""
+    """Rows (17) from a separator, over the model's w (columns found once per solve); its ``stats()`` are the
+    separator's LP solves and seconds."""
 
     def __init__(self, model: pyo.ConcreteModel, separator: ShatteringSeparator):
         self.separator = separator
@@ -165,6 +170,9 @@ class _ShatteringRows:
             cols[:, 1:] = values.columns(self._vars).reshape(self.n_points, -1)
             self._cols = cols
         return self._cols, np.where(self._cols >= 0, values.x[self._cols], 0.0)
+
+    def stats(self) -> dict:
+        return self.separator.stats()
 
     def rows(self, values: Values) -> list[LinearRow]:
         cols, w = self._grid(values)

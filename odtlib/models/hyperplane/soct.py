@@ -16,7 +16,9 @@ The shattering inequalities (13)/(17) (:mod:`odtlib.models.hyperplane.shattering
 each a switch of :class:`SOCT`: initial cuts found on the LP relaxation of (1) without (1m), then added to
 the baseline MIP; Benders lazy cuts on ``benders_nodes``, whose big-M rows and (a_t, b_t) the model drops
 (those nodes then solve *strict* separability, the problem of system (16); (a_t, b_t) are recovered after
-the solve); user cuts at fractional points on nodes that keep their big-M rows.
+the solve); user cuts at fractional points on nodes that keep their big-M rows. One fit's
+:class:`SOCTFormulation` adds the initial cuts, makes the plug-ins (each with its separator) and sums their
+separation LPs into ``separation_stats_``.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from odtlib.models._pipeline import PluginNeed, store_parameters
 from odtlib.models._tree_index import TreeIndex, tree_model
 from odtlib.models.hyperplane._formulation import (
+    HyperplaneFormulation,
     HyperplaneTreeClassifier,
     add_big_m_routing,
     add_formulation_1,
@@ -44,7 +47,7 @@ from odtlib.models.hyperplane.shattering import (
 )
 from odtlib.solvers import BranchAndCut
 
-__all__ = ["SOCT", "build_model", "node_set", "NODE_SETS"]
+__all__ = ["SOCT", "SOCTFormulation", "build_model", "node_set", "NODE_SETS"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None = None, ccp_alpha: float = 0.0,
@@ -68,6 +71,53 @@ def node_set(name: str | None, depth: int) -> list[int]:
     tree = TreeIndex(depth)
     return {None: [], "root": [1], "last": [t for t in tree.internal if tree.is_leaf(2 * t)],
             "all": tree.internal}[name]
+
+
+class SOCTFormulation(HyperplaneFormulation):
+    """One fit of S-OCT: formulation (1) and the shattering inequalities (17) it adds (Section 4).
+
+    :meth:`add_initial_cuts` adds Section 4.2's initial cuts to the model; :meth:`shattering` makes the lazy-row
+    or cut plug-in of (17) on chosen nodes, each with its own separator (``cut_order``, see
+    :mod:`~odtlib.models.hyperplane.shattering`). :meth:`stats` adds ``separation_stats_``: the separation LPs
+    of the initial cuts and of the plug-ins (their own ``stats()``), and the number of initial cuts.
+    """
+
+    def __init__(self, ctx, model, *, cut_order: str, **parameters):
+        super().__init__(ctx, model, **parameters)
+        self.cut_order = cut_order
+        self.initial_separator: ShatteringSeparator | None = None
+        self.n_initial_cuts = 0
+        self.plugins: list[ShatteringBendersCuts | ShatteringUserCuts] = []
+
+    def add_initial_cuts(self, n_cuts: int) -> None:
+        """Section 4.2: up to ``n_cuts`` cuts (17) per node and round, found on the LP relaxation of (1) without
+        (1m), added to the MIP."""
+        ctx, model = self.ctx, self.model
+        lp, _ = tree_model("SOCT without (1m)", ctx.depth, ctx.X, ctx.y, ctx.n_classes)
+        add_formulation_1(lp, ctx.y, self.max_splits, self.ccp_alpha)
+        self.initial_separator = ShatteringSeparator(ctx.X, model.tree.internal, n_cuts, self.cut_order)
+        cuts = initial_shattering_cuts(lp, self.initial_separator)
+        model.initial_cuts = pyo.ConstraintList(doc="(17), initial cuts")
+        for cut in cuts:
+            model.initial_cuts.add(shattering_row(model, cut))
+        self.n_initial_cuts = len(cuts)
+
+    def shattering(self, family: type, nodes: list[int], n_cuts: int):
+        """The plug-in ``family`` (:class:`ShatteringBendersCuts` or :class:`ShatteringUserCuts`) of (17) on
+        ``nodes``, separating up to ``n_cuts`` cuts per node and call."""
+        plugin = family(self.model, ShatteringSeparator(self.ctx.X, nodes, n_cuts, self.cut_order))
+        self.plugins.append(plugin)
+        return plugin
+
+    def stats(self) -> dict:
+        separation = {"lp_solves": 0, "lp_seconds": 0.0, "initial_cuts": self.n_initial_cuts}
+        counts = [plugin.stats() for plugin in self.plugins]
+        if self.initial_separator is not None:
+            counts.append(self.initial_separator.stats())
+        for count in counts:
+            separation["lp_solves"] += count["lp_solves"]
+            separation["lp_seconds"] += count["lp_seconds"]
+        return {**super().stats(), "separation_stats_": separation}
 
 
 class SOCT(HyperplaneTreeClassifier):
@@ -133,7 +183,7 @@ class SOCT(HyperplaneTreeClassifier):
     separation_stats_ : dict
         Separation LPs solved, their seconds, cuts found.
     warm_start_source_ : str or None
-        Where the warm start came from ("svm" or "repair").
+        Where the warm start came from ("svm", "repair", or "tree" for a given Tree; None without a start).
 
     Examples
     --------
@@ -201,44 +251,17 @@ class SOCT(HyperplaneTreeClassifier):
         benders = node_set(self.benders_nodes, self.depth)
         model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
                             n_classes=ctx.n_classes, benders_nodes=benders)
-        ctx.notes["separation_stats_"] = {"lp_solves": 0, "lp_seconds": 0.0, "initial_cuts": 0}
+        formulation = SOCTFormulation(ctx, model, cut_order=self.cut_order, **self._formulation_parameters())
         if self.initial_cuts:
-            self._add_initial_cuts(ctx, model)
-        return model
+            formulation.add_initial_cuts(self.initial_cuts)
+        return formulation
 
-    def _add_initial_cuts(self, ctx, model) -> None:
-        """Section 4.2: cuts from the LP relaxation of (1) without (1m), added to the MIP."""
-        lp, _ = tree_model("SOCT without (1m)", self.depth, ctx.X, ctx.y, ctx.n_classes)
-        add_formulation_1(lp, ctx.y, self.max_splits, self.ccp_alpha)
-        separator = ShatteringSeparator(ctx.X, model.tree.internal, self.initial_cuts, self.cut_order)
-        cuts = initial_shattering_cuts(lp, separator)
-        model.initial_cuts = pyo.ConstraintList(doc="(17), initial cuts")
-        for cut in cuts:
-            model.initial_cuts.add(shattering_row(model, cut))
-        self._count(ctx, separator, initial_cuts=len(cuts))
-
-    def _callbacks(self, ctx, model):
-        lazy, cuts, heuristics = [], [], self._repair_heuristics(ctx, model)
+    def _callbacks(self, ctx, formulation):
+        lazy, cuts, heuristics = [], [], self._repair_heuristics(formulation)
         if self.benders_nodes is not None:
-            separator = ShatteringSeparator(ctx.X, node_set(self.benders_nodes, self.depth), self.benders_cuts,
-                                            self.cut_order)
-            lazy.append(ShatteringBendersCuts(model, separator))
-            ctx.notes["_separators"] = ctx.notes.get("_separators", []) + [separator]
+            lazy.append(formulation.shattering(ShatteringBendersCuts, node_set(self.benders_nodes, self.depth),
+                                               self.benders_cuts))
         if self.user_cut_nodes is not None:
-            separator = ShatteringSeparator(ctx.X, node_set(self.user_cut_nodes, self.depth), self.user_cuts,
-                                            self.cut_order)
-            cuts.append(ShatteringUserCuts(model, separator))
-            ctx.notes["_separators"] = ctx.notes.get("_separators", []) + [separator]
+            cuts.append(formulation.shattering(ShatteringUserCuts, node_set(self.user_cut_nodes, self.depth),
+                                               self.user_cuts))
         return BranchAndCut(lazy=lazy, cuts=cuts, heuristics=heuristics) if lazy or cuts or heuristics else None
-
-    def _decode(self, ctx, model):
-        for separator in ctx.notes.pop("_separators", []):
-            self._count(ctx, separator)
-        return super()._decode(ctx, model)
-
-    @staticmethod
-    def _count(ctx, separator: ShatteringSeparator, initial_cuts: int = 0) -> None:
-        stats = ctx.notes["separation_stats_"]
-        stats["lp_solves"] += separator.lp.n_solves
-        stats["lp_seconds"] += separator.lp.seconds
-        stats["initial_cuts"] += initial_cuts

@@ -11,7 +11,8 @@ two distinct values of feature j) makes "x_f < b_t" exact with a big-M of 1 + ma
 
 (B&D write these per leaf and ancestor; on S-OCT's routing they are written per branch node, as the S-OCT
 baseline aggregates OCT-H's rows.) Every univariate tree on the data is feasible, so the optimum is the
-univariate optimum on the data's own thresholds -- exactly what a DP over all midpoints finds.
+univariate optimum on the data's own thresholds -- exactly what a DP over all midpoints finds. One fit's
+:class:`UnivariateFormulation` holds the margins ε_j (``feature_margins_``), decodes and warm-starts the splits.
 """
 from __future__ import annotations
 
@@ -20,10 +21,15 @@ import pyomo.environ as pyo
 
 from odtlib.models._pipeline import store_parameters
 from odtlib.models._tree_index import linear_sum, tree_model
-from odtlib.models.hyperplane._formulation import HyperplaneTreeClassifier, add_formulation_1, hyperplane_constraints
+from odtlib.models.hyperplane._formulation import (
+    HyperplaneFormulation,
+    HyperplaneTreeClassifier,
+    add_formulation_1,
+    hyperplane_constraints,
+)
 from odtlib.tree import Leaf, Tree, UnivariateSplit
 
-__all__ = ["UnivariateOCT", "build_model", "feature_margins"]
+__all__ = ["UnivariateOCT", "UnivariateFormulation", "build_model", "feature_margins"]
 
 
 def feature_margins(X: np.ndarray) -> np.ndarray:
@@ -46,8 +52,8 @@ def add_univariate_splits(model: pyo.ConcreteModel, X: np.ndarray, margins: np.n
     model.threshold_rows = pyo.ConstraintList()
     for t in model.N:
         for i, x in enumerate(X):
-            model.threshold_rows.add(
-                sum((x[j] + margins[j]) * model.a[t, j] for j in model.F) <= model.b[t] + big_m * (1 - model.w[i, 2 * t]))
+            left_side = sum((x[j] + margins[j]) * model.a[t, j] for j in model.F)
+            model.threshold_rows.add(left_side <= model.b[t] + big_m * (1 - model.w[i, 2 * t]))
             model.threshold_rows.add(
                 sum(x[j] * model.a[t, j] for j in model.F if x[j]) >= model.b[t] - (1 - model.w[i, 2 * t + 1]))
 
@@ -60,6 +66,53 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None
     add_formulation_1(model, y, max_splits, ccp_alpha)
     add_univariate_splits(model, X, feature_margins(X))
     return model
+
+
+class UnivariateFormulation(HyperplaneFormulation):
+    """One fit of the univariate model: formulation (1) with threshold splits and the data's margins ε_j.
+
+    The start needs no common margin (``epsilon`` = 0): any threshold on feature f leaves a gap of at least
+    ε_f (its smallest gap between distinct values), which is all the threshold rows ask. :meth:`stats` adds
+    ``feature_margins_``.
+    """
+
+    def __init__(self, ctx, model, *, max_splits: int | None, ccp_alpha: float, start_source: str = "tree"):
+        super().__init__(ctx, model, epsilon=0.0, max_splits=max_splits, ccp_alpha=ccp_alpha,
+                         start_source=start_source)
+        self.margins = feature_margins(ctx.X)
+
+    def decode(self):
+        """The tree of the solved splits: feature argmax_j a_tj at threshold b_t - ε_f/2 (the middle of the gap
+        the left row leaves); a node with d_t = 0 is replaced by its left subtree."""
+        ctx, model = self.ctx, self.model
+        nodes: dict[int, object] = {}
+
+        def place(t: int) -> int:
+            while t < 2**ctx.depth and pyo.value(model.d[t]) < 0.5:
+                t = 2 * t
+            if t >= 2**ctx.depth:
+                k = int(np.argmax([pyo.value(model.c[t, k]) for k in model.K]))
+                nodes[t] = Leaf(ctx.classes[k])
+                return t
+            f = int(np.argmax([pyo.value(model.a[t, j]) for j in model.F]))
+            nodes[t] = UnivariateSplit(f, place(2 * t), place(2 * t + 1), pyo.value(model.b[t]) - self.margins[f] / 2)
+            return t
+
+        return Tree(nodes, root=place(1))
+
+    def stats(self) -> dict:
+        return {**super().stats(), "feature_margins_": self.margins}
+
+    def split_values(self, routing, start) -> None:
+        """Each split e_f with b_t = the smallest value of x_f on its right (the left side then lies ε_f below)."""
+        model, X = self.model, self.ctx.X
+        for t in model.N:
+            split = routing.splits.get(t)
+            f = int(np.argmax(np.abs(split[0]))) if split is not None else -1
+            for j in model.F:
+                start[model.a[t, j]] = float(j == f)
+            here = routing.reaches(t) & (routing.node_of[:, (t.bit_length())] == 2 * t + 1)
+            start[model.b[t]] = float(X[here, f].min()) if split is not None and here.any() else 0.0
 
 
 class UnivariateOCT(HyperplaneTreeClassifier):
@@ -101,43 +154,7 @@ class UnivariateOCT(HyperplaneTreeClassifier):
                  keep_model: bool = False, log: bool = False):
         store_parameters(self, locals())
 
-    def _context(self, X, y):
-        ctx = super()._context(X, y)
-        ctx.notes["feature_margins_"] = feature_margins(ctx.X)
-        return ctx
-
-
     def _build(self, ctx):
-        return build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, n_classes=ctx.n_classes)
-
-    def _decode(self, ctx, model):
-        margins = ctx.notes["feature_margins_"]
-        nodes: dict[int, object] = {}
-
-        def place(t: int) -> int:
-            while t < 2**ctx.depth and pyo.value(model.d[t]) < 0.5:
-                t = 2 * t
-            if t >= 2**ctx.depth:
-                k = int(np.argmax([pyo.value(model.c[t, k]) for k in model.K]))
-                nodes[t] = Leaf(ctx.classes[k])
-                return t
-            f = int(np.argmax([pyo.value(model.a[t, j]) for j in model.F]))
-            nodes[t] = UnivariateSplit(f, place(2 * t), place(2 * t + 1), pyo.value(model.b[t]) - margins[f] / 2)
-            return t
-
-        return Tree(nodes, root=place(1))
-
-    def _start_margin(self) -> float:
-        """No common margin: any threshold on feature f leaves a gap of at least ε_f (its smallest gap between
-        distinct values), which is all this model's rows ask."""
-        return 0.0
-
-    def _split_start(self, ctx, model, routing, start) -> None:
-        """Each split e_f with b_t = the smallest value of x_f on its right (the left side then lies ε_f below)."""
-        for t in model.N:
-            split = routing.splits.get(t)
-            f = int(np.argmax(np.abs(split[0]))) if split is not None else -1
-            for j in model.F:
-                start[model.a[t, j]] = float(j == f)
-            here = routing.reaches(t) & (routing.node_of[:, (t.bit_length())] == 2 * t + 1)
-            start[model.b[t]] = float(ctx.X[here, f].min()) if split is not None and here.any() else 0.0
+        model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, n_classes=ctx.n_classes)
+        return UnivariateFormulation(ctx, model, max_splits=self.max_splits, ccp_alpha=self.ccp_alpha,
+                                     start_source=self._start_source())
