@@ -82,7 +82,7 @@ class HyperplaneFormulation(Formulation):
 
     ``epsilon`` is the margin ε of the big-M rows (6b)/(9b): the start's thresholds move to meet it, and a
     decoded threshold sits in its middle. ``max_splits`` (β of (1h)) and ``ccp_alpha`` (α of (1a)) score a
-    routing. ``start_source`` names the warm-start tree ("svm" or "tree"); with ``repair_start`` the routing
+    routing. ``start_source`` names the warm-start tree ("cart", "svm" or "tree"); with ``repair_start`` the routing
     repair's tree from the data alone competes for the start. :meth:`stats` reports ``warm_start_source_``.
     """
 
@@ -210,12 +210,14 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
 
     def _formulation_parameters(self) -> dict:
         """What a :class:`HyperplaneFormulation` of this estimator is given: ε, β, α, the name of the start
-        ("svm" for ``warm_start=True``, "tree" for a given Tree) and whether the repair competes for it."""
+        ("cart" for ``warm_start=True``, S-OCT's "svm"; "tree" for a given Tree) and whether the repair competes
+        for it."""
         return {"epsilon": self.epsilon, "max_splits": self.max_splits, "ccp_alpha": self.ccp_alpha,
                 "start_source": self._start_source(), "repair_start": self._starts_from_repair()}
 
     def _start_source(self) -> str:
-        return "svm" if self.warm_start is True else "tree"
+        """The name of the start tree of :meth:`_initial_tree` (the pipeline's: CART of the same depth)."""
+        return "cart" if self.warm_start is True else "tree"
 
     def _starts_from_repair(self) -> bool:
         """``repaired_start`` is on, the start is the paper's (``warm_start=True``), and the solver runs no

@@ -57,8 +57,8 @@ class OCTH(HyperplaneTreeClassifier):
 
     The same parameters, input contract and fitted attributes as :class:`~odtlib.models.SOCT` (μ = ε = 0.005
     by default, M' = 2, ``routing_repair`` on SCIP, ``repaired_start`` on the other solvers), without the cut
-    switches; the same ε-margin problem, a weaker LP relaxation. Paper 002's baseline (with
-    ``repaired_start=False``: the paper's SVM start).
+    switches; the same ε-margin problem, a weaker LP relaxation. Paper 002's MIP baseline; paper 004's OCT-H
+    (``repaired_start=False``: CART's tree of the same depth as the start, ``warm_start_source_`` "cart").
 
     Examples
     --------

@@ -45,6 +45,7 @@ from odtlib.models.hyperplane.shattering import (
     initial_shattering_cuts,
     shattering_row,
 )
+from odtlib.models.svm_tree import svm_split_tree
 from odtlib.solvers import BranchAndCut
 
 __all__ = ["SOCT", "SOCTFormulation", "build_model", "node_set", "NODE_SETS"]
@@ -226,11 +227,12 @@ class SOCT(HyperplaneTreeClassifier):
     def _initial_tree(self, ctx):
         """The paper's warm start (Section 5): the best of the SVM heuristic's three trees, pruned to β."""
         if self.warm_start is True:
-            from odtlib.models.svm_tree import SVMTreeClassifier
-
-            heuristic = SVMTreeClassifier(depth=self.depth, max_splits=self.max_splits, random_state=self.seed)
-            return heuristic.fit(ctx.X, ctx.labels).tree_
+            return svm_split_tree(ctx.X, ctx.y, ctx.classes, self.depth, max_splits=self.max_splits,
+                                  random_state=self.seed)[0]
         return super()._initial_tree(ctx)
+
+    def _start_source(self) -> str:
+        return "svm" if self.warm_start is True else "tree"
 
     def _check_params(self) -> None:
         super()._check_params()
