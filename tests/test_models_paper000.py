@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pyomo.environ as pyo
 import pytest
 
 from odtlib.encoders import FeatureGroup
@@ -409,6 +410,50 @@ def test_subtree_benders_on_highs_says_it_runs_a_restart_loop():
     A, y, groups = tiny_data(0, n=12)
     with pytest.warns(SolverCapabilityWarning, match="restart loop"):
         fit(A, y, groups, topology="depth2", subtree_benders=True, solver="highs")
+
+
+def reaches(root, target, depth: int = 3) -> bool:
+    """Whether ``target`` is reachable from ``root`` in at most ``depth`` steps through instance attributes,
+    container items, the object of a bound method and the cells of a closure (Pyomo models and arrays hold
+    data only and are not entered)."""
+    if root is target:
+        return True
+    if depth == 0 or root is None or isinstance(root, (np.ndarray, pyo.Block, str, bytes, int, float)):
+        return False
+    if isinstance(root, dict):
+        children = [*root.keys(), *root.values()]
+    elif isinstance(root, (list, tuple, set, frozenset)):
+        children = list(root)
+    else:
+        children = [*getattr(root, "__dict__", {}).values(), getattr(root, "__self__", None),
+                    *(cell.cell_contents for cell in getattr(root, "__closure__", None) or ())]
+    return any(reaches(child, target, depth - 1) for child in children)
+
+
+def test_reaches_finds_an_estimator_behind_a_closure_or_a_bound_method():
+    est = CategoricalODT()
+    assert reaches({"f": lambda: est}, est) and reaches([est.fit], est) and not reaches({"x": [1, 2]}, est)
+
+
+def test_subtree_benders_runs_its_plugin_which_holds_no_estimator():
+    """The cuts (SB) are the master's only link to the samples below the frontier: without them θ_k is bounded by
+    the weight of the samples its parent sends to k, and the master's optimum is the total weight (24, C = 1).
+    These labels leave conflicting duplicates (``tiny_data``), so the optimum is below 24, and the lazy family
+    must have been called and have returned at least one row; every row is a bound OPT(S) it computed."""
+    A, y, groups = tiny_data(6, sizes=(3, 2, 4))
+    solver = "scip" if "scip" in available_solvers() else "highs"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SolverCapabilityWarning)
+        model = fit(A, y, groups, topology="depth3", subtree_benders=True, solver=solver)
+    assert model.solve_result_.objective < len(y)
+    stats = model.solve_result_.extra["plugins"]
+    assert list(stats) == ["SubtreeBendersCuts"]
+    assert stats["SubtreeBendersCuts"]["calls"] >= 1 and stats["SubtreeBendersCuts"]["rows"] >= 1
+    assert stats["SubtreeBendersCuts"]["subtree_solves"] >= 1
+    ctx = model._context(A.astype(float), np.searchsorted(model.classes_, y))
+    callbacks = model._callbacks(ctx, model._build(ctx))
+    assert [type(p).__name__ for p in callbacks.plugins] == ["SubtreeBendersCuts"]
+    assert not any(reaches(plugin, model) for plugin in callbacks.plugins)
 
 
 @pytest.mark.parametrize("params,data,match", [

@@ -30,7 +30,7 @@ from oracles import violated_constraints
 from oracles_hyperplane import best_hyperplane_tree
 
 from odtlib.models import SOCT, SVM1ODT, NotProvedOptimalWarning
-from odtlib.models.svm1odt.svm1odt import SVM1ODTContext, build_model, threshold_between
+from odtlib.models.svm1odt.svm1odt import SVM1ODTContext, SVM1ODTFormulation, build_model, threshold_between
 from odtlib.tree import CategorySplit, HyperplaneSplit, Leaf, Tree
 
 EXACT = dict(alpha1=1e5, alpha2=1e-4, epsilon=1e-3)      # α₁·ε = 100 > n: counts correct points (module doc)
@@ -128,17 +128,31 @@ def test_a_point_on_the_plane_that_the_model_sent_right_goes_right_in_the_tree()
     model.u[2].value, model.u[3].value = 1.0, 2.0
     model.h_pos[1, 0].value, model.h_neg[1, 0].value, model.g[1].value = 1.0, 0.0, 0.5
     ctx = SVM1ODTContext(X, y, np.array([0, 1]), depth=1)
-    tree = SVM1ODT(epsilon=0.01)._decode(ctx, model)
+    tree = SVM1ODTFormulation(ctx, model).decode()
     assert tree.nodes[1].bias == pytest.approx(0.25)
     np.testing.assert_array_equal(tree.apply(X), [2, 3, 3])
+
+
+def test_svm1odt_fits_through_its_formulation_without_plugins():
+    """Proposition 1's cuts are rows of the model, so SVM1ODT's solve runs no plug-in and reports no plug-in
+    statistics. Its formulation holds the fit's data, not the estimator, and gives the fitted attributes: the
+    α₁ and ε given, and the start (warm_start=True: CART's tree)."""
+    X, y = np.array([[0.0], [0.2], [0.8], [1.0]]), np.array([0, 0, 1, 1])
+    est = SVM1ODT(depth=1, alpha1=1000.0, epsilon=0.01, warm_start=True).fit(X, y)
+    assert "plugins" not in est.solve_result_.extra
+    assert (est.alpha1_, est.epsilon_, est.warm_start_source_) == (1000.0, 0.01, "cart")
+    ctx = est._context(X, y)
+    formulation = est._build(ctx)
+    assert type(formulation) is SVM1ODTFormulation and est._callbacks(ctx, formulation) is None
+    assert not any(value is est or getattr(value, "__self__", None) is est for value in vars(formulation).values())
 
 
 def start_values(est, X, y):
     """The estimator's warm-start values for ``est.warm_start`` on (X, y), with the model they belong to."""
     est.classes_ = np.unique(y)
     ctx = est._context(X, np.searchsorted(est.classes_, y))
-    model = est._build(ctx)
-    return model, est._start_values(ctx, model, est._initial_tree(ctx))
+    formulation = est._build(ctx)
+    return formulation.model, formulation.start_values(est._initial_tree(ctx))
 
 
 @pytest.mark.parametrize("categorical", [None, [0]])

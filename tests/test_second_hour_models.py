@@ -268,8 +268,8 @@ def test_objective_at_prices_a_start_by_hand():
     model = SVM1ODT(depth=1, alpha1=1000.0, alpha2=0.1, epsilon=0.01)
     model.classes_ = np.array([0, 1])
     ctx = model._context(X, y)
-    pyomo_model = model._build(ctx)
-    start = model._start_values(ctx, pyomo_model, _cart_tree_of(X, y))
+    formulation = model._build(ctx)
+    pyomo_model, start = formulation.model, formulation.values_of(_cart_tree_of(X, y))
     # CART: x <= 0.5 left. Scaled so that max |g - h x| = 1: h = 2, g = 1; margins 1, 0.6, 0.6, 1 >= ε (no
     # slack), no error: (1a) = α₂ · ||h||₁ = 0.1 · 2
     assert objective_at(pyomo_model, start) == pytest.approx(0.2)

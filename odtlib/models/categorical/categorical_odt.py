@@ -21,6 +21,11 @@ loop: ``strengthen`` (4.3.1), ``anchor`` (4.3.2), ``prune_c`` (4.3.3: c only for
 pairs (14), continuous) and ``relax`` (4.3.4, Proposition 3: v and the z of leaf-adjacent nodes
 continuous). All combinations have the same optimum (tested against brute-force enumeration).
 
+One fit: :class:`CategoricalODT`'s ``_build`` returns a :class:`CategoricalFormulation`, the model (8) (or the
+master of the subtree decomposition, :mod:`odtlib.models.categorical.subtree_bounds`) with its decoding; it
+reports ``train_counts_``. The decomposition's lazy cuts (SB) hold the master and the exact subtree solver,
+and report their subtree solves in ``solve_result_.extra["plugins"]``.
+
 Choices where the paper is silent or where we deviate:
 
 * max.card (4.5) is written with v in place of 1, ``Σ z ≤ m·v + (|J(g)|-m)(v - w)``, ``Σ z ≥
@@ -53,6 +58,7 @@ from odtlib.encoders import CategoricalEncoding, FeatureGroup
 from odtlib.models._base import warn_user
 from odtlib.models._pipeline import (
     FitContext,
+    Formulation,
     MIPTreeClassifier,
     PluginNeed,
     common_constraints,
@@ -70,7 +76,8 @@ from odtlib.models.categorical.topologies import Topology, get_topology
 from odtlib.solvers import BranchAndCut
 from odtlib.tree import Leaf, SubsetSplit, Tree
 
-__all__ = ["CategoricalODT", "Group", "build_master", "build_model", "decode_tree", "tree_counts"]
+__all__ = ["CategoricalODT", "CategoricalFormulation", "Group", "build_master", "build_model", "decode_tree",
+           "tree_counts"]
 
 MAXIMIZE = ("accuracy", "sensitivity", "specificity")
 
@@ -472,6 +479,46 @@ def tree_counts(tree: Tree, A: np.ndarray, positive: np.ndarray, labels: tuple) 
     return int((predicted_positive & positive).sum()), int((~predicted_positive & ~positive).sum())
 
 
+class CategoricalFormulation(Formulation):
+    """One fit's model (8) (:func:`build_model`), or the master of the subtree decomposition (:func:`build_master`,
+    when the context holds its ``subtrees`` solver), and its decoding.
+
+    :meth:`decode` reads the tests of the solved model (:func:`model_tests`; the master's completed by an optimal
+    subtree at every frontier node, :func:`complete_tests`) and counts the tree's correct positives and negatives
+    on the training data, reported as ``train_counts_``. There is no warm start (the fixed topology and its
+    labelled leaves leave no direct image of a CART tree). ``class_weight`` is C of (8a), ``maximize`` the
+    objective ((8a) or (16)), ``feature_names`` the names the tree's splits print.
+    """
+
+    def __init__(self, ctx: CategoricalContext, model: pyo.ConcreteModel, *, class_weight: float, maximize: str,
+                 feature_names: list[str] | None = None):
+        super().__init__(ctx, model)
+        self.class_weight, self.maximize, self.feature_names = class_weight, maximize, feature_names
+        self.train_counts: tuple[int, int] | None = None
+
+    def decode(self) -> Tree:
+        ctx, model = self.ctx, self.model
+        if ctx.subtrees is None:
+            tree = decode_tree(model, ctx.labels, feature_names=self.feature_names)
+        else:
+            tests = complete_tests(model.topology, ctx.subtrees, model_tests(model), ctx.X01)
+            tree = tree_from_tests(model.topology, model.groups, tests, ctx.labels, feature_names=self.feature_names)
+        self.train_counts = tree_counts(tree, ctx.X, ctx.positive, ctx.labels)
+        self._check_objective(pyo.value(model.objective))
+        return tree
+
+    def stats(self) -> dict:
+        return {"train_counts_": self.train_counts}
+
+    def _check_objective(self, objective: float) -> None:
+        """Warn when the decoded tree does not score the solver's objective: (8a) pos + C·neg, or (16)."""
+        pos, neg = self.train_counts
+        value = {"accuracy": pos + self.class_weight * neg, "sensitivity": pos, "specificity": neg}[self.maximize]
+        if abs(value - objective) > 1e-6 * max(1.0, abs(objective)):
+            warn_user(f"CategoricalODT: the decoded tree scores {value} on the training data but the solver "
+                      f"reported {objective}; the solution may be fractional", RuntimeWarning)
+
+
 # ---------------------------------------------------------------------------------------------- groups
 def _label_text(value) -> object:
     if isinstance(value, tuple) and len(value) == 2:
@@ -721,19 +768,25 @@ class CategoricalODT(MIPTreeClassifier):
 
     def _build(self, ctx):
         if self.subtree_benders:
-            return build_master(ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self.class_weight,
-                                anchor=self.anchors, ordinal=self.ordinal_splits, max_card=self.max_card)
-        return build_model(
-            ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self.class_weight,
-            strengthen=self.strengthened_routing, anchor=self.anchors, prune_c=self.pruned_routing,
-            relax=self.relaxed_integrality, proper_splits=self.proper_splits, ordinal=self.ordinal_splits,
-            max_card=self.max_card, maximize=self.maximize, floor=self.floor)
+            model = build_master(ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self.class_weight,
+                                 anchor=self.anchors, ordinal=self.ordinal_splits, max_card=self.max_card)
+        else:
+            model = build_model(
+                ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self.class_weight,
+                strengthen=self.strengthened_routing, anchor=self.anchors, prune_c=self.pruned_routing,
+                relax=self.relaxed_integrality, proper_splits=self.proper_splits, ordinal=self.ordinal_splits,
+                max_card=self.max_card, maximize=self.maximize, floor=self.floor)
+        return CategoricalFormulation(ctx, model, class_weight=self.class_weight, maximize=self.maximize,
+                                      feature_names=getattr(self, "feature_names_in_", None))
 
     def _plugin_needs(self, ctx):
         return [PluginNeed("subtree_benders", "lazy")] if self.subtree_benders else []
 
-    def _callbacks(self, ctx, model):
-        return BranchAndCut(lazy=[SubtreeBendersCuts(model, ctx.subtrees)]) if self.subtree_benders else None
+    def _callbacks(self, ctx, formulation):
+        """The cuts (SB) of the subtree decomposition, on the master and the context's exact subtree solver."""
+        if not self.subtree_benders:
+            return None
+        return BranchAndCut(lazy=[SubtreeBendersCuts(formulation.model, ctx.subtrees)])
 
     def _initial_tree(self, ctx):
         return None
@@ -745,18 +798,7 @@ class CategoricalODT(MIPTreeClassifier):
         """(8a) counts positives plus C times negatives: multiples of 1/denominator(C); (16) counts samples."""
         return objective_step(self.class_weight if self.maximize == "accuracy" else 1.0)
 
-    def _decode(self, ctx, model):
-        names = getattr(self, "feature_names_in_", None)
-        if self.subtree_benders:
-            tests = complete_tests(model.topology, ctx.subtrees, model_tests(model), ctx.X01)
-            tree = tree_from_tests(model.topology, model.groups, tests, ctx.labels, feature_names=names)
-        else:
-            tree = decode_tree(model, ctx.labels, feature_names=names)
-        ctx.notes["train_counts_"] = counts = tree_counts(tree, ctx.X, ctx.positive, ctx.labels)
-        self._check_decoded_objective(counts, pyo.value(model.objective))
-        return tree
-
-    # ------------------------------------------------------------------ the formulation
+    # ------------------------------------------------------------------ labels and groups
     def _labels(self) -> tuple:
         """(negative label, positive label)."""
         if len(self.classes_) != 2:
@@ -782,13 +824,6 @@ class CategoricalODT(MIPTreeClassifier):
                 raise ValueError(f"feature_selection names unknown groups {sorted(unknown)}")
         kept = [g for g in self.groups_ if g.name in names]
         return kept or list(self.groups_)
-
-    def _check_decoded_objective(self, counts: tuple[int, int], objective: float) -> None:
-        pos, neg = counts
-        value = {"accuracy": pos + self.class_weight * neg, "sensitivity": pos, "specificity": neg}[self.maximize]
-        if abs(value - objective) > 1e-6 * max(1.0, abs(objective)):
-            warn_user(f"CategoricalODT: the decoded tree scores {value} on the training data but the solver "
-                      f"reported {objective}; the solution may be fractional", RuntimeWarning)
 
 
 @dataclass

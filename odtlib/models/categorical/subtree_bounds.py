@@ -273,7 +273,8 @@ class SubsetSubtreeSolver:
 
 class SubtreeBendersCuts(LazyRowFamily):
     """The cuts (SB) of the module docstring for a master of
-    :func:`odtlib.models.categorical.categorical_odt.build_master` (``lazy(values)`` -> rows)."""
+    :func:`odtlib.models.categorical.categorical_odt.build_master` (``lazy(values)`` -> rows), on the master
+    ``model`` and the exact subtree ``solver`` of the fit (it holds no estimator)."""
 
     violation_tol = 1e-6
 
@@ -296,6 +297,12 @@ class SubtreeBendersCuts(LazyRowFamily):
                 mask &= goes_left[node] if side == "L" else ~goes_left[node]
             out[k] = mask
         return out
+
+    def stats(self) -> dict:
+        """The bounds OPT(S) of (SB) the separation asked for: ``subtree_solves`` computed by the subtree
+        solver, ``cached_bounds`` read from its cache (a set S seen before)."""
+        info = self.solver.value.cache_info()
+        return {"subtree_solves": info.misses, "cached_bounds": info.hits}
 
     def lazy(self, values: Values) -> list[LinearRow]:
         reached = self.reach(values)

@@ -64,6 +64,10 @@ against their hyperplane value (see "Points on a hyperplane") reports the decode
 e and c meet every row at no cost); a time-limited solve whose bound is still 0 reports no bound and no gap
 (``extra["solver_bound"]`` keeps the solver's number).
 
+**One fit** runs the pipeline of ``models/_pipeline.py``: ``_context`` resolves α₁ and ε, ``_build`` returns an
+:class:`SVM1ODTFormulation` (the model, the warm start's values, the decoded tree, the result restated as
+above, and ``alpha1_``, ``epsilon_``, ``warm_start_source_``). The model has no plug-ins.
+
 **Data selection** (Section 3) is composition, not a parameter: ``DataSelectedClassifier(SVM1ODT(...),
 LPDataSelector(...))`` (Algorithms 1-2) and ``IterativeTraining(SVM1ODT(...))`` (Algorithm 3), in
 :mod:`odtlib.models.svm1odt.selected`, fit this estimator on the rows they keep; :meth:`SVM1ODT.for_selected_rows`
@@ -75,7 +79,6 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
@@ -87,12 +90,19 @@ from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
 from odtlib.models._base import _list_names, warn_user
 from odtlib.models._hyperplane import check_unit_interval, full_tree_routing, hyperplane_tree
-from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters
-from odtlib.solvers.result import relative_gap
+from odtlib.models._pipeline import (
+    FitContext,
+    Formulation,
+    MIPTreeClassifier,
+    common_constraints,
+    store_parameters,
+)
 from odtlib.models._tree_index import linear_sum, tree_model
+from odtlib.solvers import SolveResult
+from odtlib.solvers.result import relative_gap
 from odtlib.tree import CategorySplit, Tree
 
-__all__ = ["SVM1ODT", "OneLeafTreeWarning", "data_resolution", "default_epsilon", "build_model",
+__all__ = ["SVM1ODT", "SVM1ODTFormulation", "OneLeafTreeWarning", "data_resolution", "default_epsilon", "build_model",
            "add_leaf_prediction", "add_hyperplane_branching", "add_categorical_branching", "add_numeric_bounds",
            "add_objective", "add_proposition_1_cuts", "threshold_between", "objective_at"]
 
@@ -284,13 +294,192 @@ def threshold_between(left_values: np.ndarray, right_values: np.ndarray, g: floa
 
 @dataclass
 class SVM1ODTContext(FitContext):
-    """The fit context with the categorical columns (indices), the resolved α₁ and ε, and the built model
-    (``_initial_tree`` prices the candidate starts in it)."""
+    """The fit context with the categorical columns (indices) and the resolved α₁ and ε."""
 
     categorical: tuple = ()
     alpha1: float = 1000.0
     epsilon: float = 0.01
-    model: Any = None
+
+
+class SVM1ODTFormulation(Formulation):
+    """One fit's model (1a)-(1l) (:func:`build_model`) on the context's rows, α₁ and ε, and what the fit asks of it.
+
+    * :meth:`start_values`: the values of every variable for the start tree (:meth:`values_of`), or for one of
+      ``rival_starts`` ({source: Tree}) when it costs less in (1a) (``warm_start="best"``: paper 002's SVM tree
+      against CART's, CART first on ties); ``start_source`` names the start tree's source.
+    * :meth:`decode`: hyperplane (and category) splits that route the training points as the solved e_il
+      ("Points on a hyperplane" in the module docstring), leaf labels round(u_l); a tree of one leaf on rows
+      CART's tree of the same depth (``seed``) splits warns (:class:`OneLeafTreeWarning`).
+    * :meth:`restate`: no bound instead of (1a)'s trivial LP bound 0, and the decoded tree's own (1a) as the
+      objective when the model routed rows against their hyperplane value.
+    * :meth:`stats`: ``alpha1_``, ``epsilon_``, ``warm_start_source_``.
+    """
+
+    def __init__(self, ctx: SVM1ODTContext, model: pyo.ConcreteModel, *, start_source: str | None = None,
+                 rival_starts: dict[str, Tree] | None = None, seed: int = 0):
+        super().__init__(ctx, model)
+        self.start_source, self.rival_starts, self.seed = start_source, dict(rival_starts or {}), seed
+        self.tree_objective: float | None = None     # (1a) of the decoded tree, when it differs from the model's
+        self._tree: Tree | None = None                # the decoded tree (decode runs once)
+
+    def stats(self) -> dict:
+        return {"alpha1_": self.ctx.alpha1, "epsilon_": self.ctx.epsilon, "warm_start_source_": self.start_source}
+
+    # ------------------------------------------------------------------ warm start
+    def start_values(self, tree: Tree) -> ComponentMap:
+        """The values of :meth:`values_of` for ``tree`` or, with rival starts, for the one of them all that costs
+        least in (1a) (``tree`` first on ties); ``start_source`` then names it."""
+        if not self.rival_starts:
+            return self.values_of(tree)
+        candidates = {name: self.values_of(start) for name, start in
+                      {self.start_source: tree, **self.rival_starts}.items()}
+        cost = {name: objective_at(self.model, values) for name, values in candidates.items()}
+        self.start_source = min(cost, key=cost.get)
+        return candidates[self.start_source]
+
+    def values_of(self, tree: Tree) -> ComponentMap:
+        """Values of every variable for ``tree`` (CART's univariate splits, hyperplane splits, and on
+        categorical columns "code <= θ" as the value subset it is)."""
+        ctx, model = self.ctx, self.model
+        routing = full_tree_routing(tree, ctx.X, ctx.depth)
+        start = ComponentMap()
+        self._leaf_start(routing, start)
+        for b in model.N:
+            split = routing.splits.get(b)
+            column = _categorical_column(split, ctx.categorical)
+            if column is None:
+                self._hyperplane_start(b, split, routing.reaches(b), start)
+            else:
+                self._category_start(b, column, split[1], start)
+        return start
+
+    def _leaf_start(self, routing, start) -> None:
+        """u_l the leaf's label (1..Y), e_il the routing, w_il = u_l e_il ((1c)-(1e)), c_i = 1 for an error (1b)."""
+        ctx, model = self.ctx, self.model
+        class_index = {label: k for k, label in enumerate(ctx.classes.tolist())}
+        for l in model.L:
+            u = class_index.get(routing.leaf_label.get(l), 0) + 1
+            start[model.u[l]] = float(u)
+            for i in model.I:
+                inside = routing.leaf[i] == l
+                start[model.e[i, l]] = float(inside)
+                start[model.w[i, l]] = float(u * inside)
+                if inside:
+                    start[model.c[i]] = float(ctx.y[i] + 1 != u)
+
+    def _hyperplane_start(self, b, split, reaching, start) -> None:
+        """(h, g) = the split scaled so that |g - h·x| <= 1 on every point ((1g)/(1i) with M = 1); slack where a
+        point is closer than ε; a node that does not split gets h = 0, g = 1 (everything left)."""
+        ctx, model = self.ctx, self.model
+        if split is None:
+            a, g = np.zeros(ctx.n_features), 1.0
+        else:
+            a, g = split
+            largest = max(np.abs(g - ctx.X @ a).max(), np.abs(a).max() if hasattr(model, "C") else 0.0, 1e-12)
+            a, g = a / largest, g / largest     # with categorical columns (8e) also asks |h_bj| <= 1
+        for j in model.Q:
+            start[model.h_pos[b, j]], start[model.h_neg[b, j]] = max(a[j], 0.0), max(-a[j], 0.0)
+        start[model.g[b]] = g
+        gap = g - ctx.X @ a
+        for i in model.I:
+            start[model.p_pos[i, b]], start[model.p_neg[i, b]] = max(gap[i], 0.0), max(-gap[i], 0.0)
+            start[model.m[i, b]] = max(ctx.epsilon - abs(gap[i]), 0.0) if reaching[i] else 0.0
+        if hasattr(model, "C"):
+            for j in model.C:
+                start[model.h_cat[b, j]] = 0.0
+            for j, v in model.CV:
+                start[model.s[b, j, v]] = 0.0
+
+    def _category_start(self, b, column, threshold, start) -> None:
+        """A univariate split ``code <= θ`` on a categorical column: the subset of codes <= θ goes left ((8a)-(8d))."""
+        model = self.model
+        for j in model.C:
+            start[model.h_cat[b, j]] = float(j == column)
+        for j, v in model.CV:
+            start[model.s[b, j, v]] = float(j == column and v <= threshold)
+        for j in model.Q:
+            start[model.h_pos[b, j]], start[model.h_neg[b, j]] = 0.0, 0.0
+        start[model.g[b]] = 0.0
+        for i in model.I:
+            start[model.p_pos[i, b]], start[model.p_neg[i, b]], start[model.m[i, b]] = 0.0, 0.0, 0.0
+
+    # ------------------------------------------------------------------ the solved model
+    def restate(self, result: SolveResult) -> SolveResult:
+        """The result without (1a)'s trivial bound, and with the decoded tree's own (1a) as the objective when it
+        differs from the model's (module docstring)."""
+        self.decode()
+        return _with_tree_objective(_without_trivial_bound(result), self.tree_objective)
+
+    def decode(self) -> Tree:
+        """The tree of the solved model, decoded once (:meth:`restate` prices it, the pipeline returns it)."""
+        if self._tree is None:
+            self._tree = self._decoded_tree()
+        return self._tree
+
+    def _decoded_tree(self) -> Tree:
+        """:meth:`_read_tree`, with the warnings about points routed against their hyperplane value (and the tree's
+        own (1a), ``tree_objective``) and about a tree of one leaf."""
+        tree, n_conflicts, on_categories = self._read_tree()
+        if n_conflicts:
+            message = (f"SVM1ODT: the solved model put {n_conflicts} training points on a hyperplane and routed them "
+                       "to both sides (paid by margin slack), which no threshold reproduces; the tree sends them by "
+                       "h·x <= g")
+            if not on_categories:      # the tree's own (1a) replaces the model's in solve_result_ (restate)
+                own = self.tree_objective = objective_at(self.model, self.values_of(tree))
+                message += f", and solve_result_.objective is the tree's own (1a), {own:.6g}"
+            warn_user(message + ". Raise alpha1 (alpha1 * epsilon above the number of points rules it out)",
+                      UserWarning)
+        self._warn_if_one_leaf(tree)
+        return tree
+
+    def _read_tree(self) -> tuple[Tree, int, bool]:
+        """The decoded tree, the number of training points no threshold routes as the model does, and whether a
+        node splits on a category."""
+        ctx, model = self.ctx, self.model
+        leaf_of = np.array([max(model.L, key=lambda l: pyo.value(model.e[i, l])) for i in model.I])
+        splits, categories, n_conflicts = {}, {}, 0
+        for b in model.N:
+            below = model.tree.leaves_below(b)
+            reaching = np.isin(leaf_of, below)
+            left = reaching & np.isin(leaf_of, below[: len(below) // 2])
+            column = _chosen_category(model, b)
+            if column is not None:
+                categories[b] = (column, [v for j, v in model.CV if j == column and pyo.value(model.s[b, j, v]) > 0.5])
+                splits[b] = (np.zeros(ctx.n_features), 0.0)      # a placeholder, replaced by the CategorySplit
+                continue
+            h = np.zeros(ctx.n_features)
+            for j in model.Q:
+                h[j] = pyo.value(model.h_pos[b, j]) - pyo.value(model.h_neg[b, j])
+            g = float(pyo.value(model.g[b]))
+            values = ctx.X @ h
+            threshold = threshold_between(values[left], values[reaching & ~left], g, ctx.epsilon)
+            if threshold is None:
+                n_conflicts += _points_on_the_wrong_side(values[left], values[reaching & ~left], g)
+                threshold = g
+            splits[b] = (h, threshold)
+        labels = {l: ctx.classes[int(np.clip(round(pyo.value(model.u[l])), 1, ctx.n_classes)) - 1] for l in model.L}
+        tree = hyperplane_tree(ctx.depth, splits, labels)
+        if not categories:
+            return tree, n_conflicts, False
+        nodes = dict(tree.nodes)
+        for b, (column, codes) in categories.items():
+            nodes[b] = CategorySplit(column, codes, 2 * b, 2 * b + 1)
+        return Tree(nodes, root=1), n_conflicts, True
+
+    def _warn_if_one_leaf(self, tree: Tree) -> None:
+        """OneLeafTreeWarning when the tree predicts one class on the MIP's rows while CART's tree of the same
+        depth (on the same weights) does not."""
+        ctx = self.ctx
+        if len(np.unique(tree.predict(ctx.X).astype(str))) > 1:
+            return
+        cart = DecisionTreeClassifier(max_depth=ctx.depth, random_state=self.seed).fit(ctx.X, ctx.y,
+                                                                                       ctx.sample_weight)
+        if len(np.unique(cart.predict(ctx.X))) < 2:
+            return
+        warn_user(f"SVM1ODT: the tree predicts one class, while CART's tree of depth {ctx.depth} splits the data "
+                  f"(alpha1 * epsilon = {ctx.alpha1 * ctx.epsilon:.3g}: each row inside a margin costs up to that "
+                  "many errors). Lower epsilon below half the gap between close values, or lower alpha1; "
+                  "alpha1=None, epsilon=None choose both from the data", OneLeafTreeWarning)
 
 
 def _non_negative():
@@ -419,14 +608,10 @@ class SVM1ODT(MIPTreeClassifier):
         self._warn_if_selection_parameters()
 
     def _fit(self, X, y, sample_weight=None):
-        self.alpha1_, self.epsilon_ = self._margin_parameters(X)
+        """The one pipeline, or (deprecated, with ``data_selection``) the composition it stands for."""
         if self.data_selection is None:
-            tree, result = super()._fit(X, y, sample_weight)
-            result = _with_tree_objective(result, self.__dict__.pop("tree_objective_", None))
-        else:
-            tree, result = self._fit_by_composition(X, y, sample_weight)
-        self._warn_if_one_leaf(tree, X, y, sample_weight)
-        return tree, result
+            return super()._fit(X, y, sample_weight)
+        return self._fit_by_composition(X, y, sample_weight)
 
     def _margin_parameters(self, X) -> tuple[float, float]:
         """(α₁, ε): the given values, or for None the data's (module docstring, "Defaults for a user")."""
@@ -492,9 +677,11 @@ class SVM1ODT(MIPTreeClassifier):
                   FutureWarning)
 
     def _fit_by_composition(self, X, y, sample_weight):
-        """Deprecated (goes away with ``data_selection``): the fit of :meth:`_composition`, whose kept rows and
-        selection facts it records on this estimator (``selected_rows_``, ``selection_``, ``model_``)."""
+        """Deprecated (goes away with ``data_selection``): the fit of :meth:`_composition`, whose kept rows,
+        selection facts and margin parameters it records on this estimator (``selected_rows_``, ``selection_``,
+        ``alpha1_``, ``epsilon_``, ``model_``)."""
         composed = self._composition().fit(X, self.classes_[y], sample_weight=sample_weight)
+        self.alpha1_, self.epsilon_ = composed.estimator_.alpha1_, composed.estimator_.epsilon_
         rows = self.selected_rows_ = composed.selected_rows_
         if self.data_selection == "iterative":
             facts = {"lp_seconds": composed.selection_seconds_, "history": composed.history_}
@@ -506,41 +693,24 @@ class SVM1ODT(MIPTreeClassifier):
             self.model_ = composed.estimator_.model_
         return composed.estimator_.tree_, composed.solve_result_
 
-    def _warn_if_one_leaf(self, tree: Tree, X: np.ndarray, y: np.ndarray, sample_weight=None) -> None:
-        """OneLeafTreeWarning when the tree predicts one class on X while CART's tree of the same depth (on the
-        same weights) does not."""
-        if len(np.unique(tree.predict(X).astype(str))) > 1:
-            return
-        cart = DecisionTreeClassifier(max_depth=self.depth, random_state=self.seed).fit(X, y, sample_weight)
-        if len(np.unique(cart.predict(X))) < 2:
-            return
-        warn_user(f"SVM1ODT: the tree predicts one class, while CART's tree of depth {self.depth} splits the data "
-                  f"(alpha1 * epsilon = {self.alpha1_ * self.epsilon_:.3g}: each row inside a margin costs up to that "
-                  "many errors). Lower epsilon below half the gap between close values, or lower alpha1; "
-                  "alpha1=None, epsilon=None choose both from the data", OneLeafTreeWarning)
-
     # ------------------------------------------------------------------ hooks
     def _initial_tree(self, ctx):
-        """CART's tree (``warm_start=True``), a given Tree, with ``"svm"`` paper 002's SVM tree on these rows, with
-        ``"best"`` the one of the two that costs less in (1a) (CART's alone with categorical features)."""
+        """The paper's start, CART's tree (``warm_start`` True or "best"), a given Tree, or with ``"svm"`` paper
+        002's SVM tree on these rows. With "best" the formulation prices the SVM tree against CART's
+        (:meth:`_build`)."""
         if self.warm_start == "svm":
-            ctx.notes["warm_start_source_"] = "svm"
             return self._svm_tree(ctx)
-        if self.warm_start != "best":
-            ctx.notes["warm_start_source_"] = "tree" if isinstance(self.warm_start, Tree) else (
-                "cart" if self.warm_start else None)
-            return super()._initial_tree(ctx)
-        candidates = {"cart": cart_start(ctx, self.seed)}
-        if not ctx.categorical:
-            candidates["svm"] = self._svm_tree(ctx)
-        cost = {name: objective_at(ctx.model, self._start_values(ctx, ctx.model, tree))
-                for name, tree in candidates.items()}
-        best = min(cost, key=cost.get)                           # CART first on ties
-        ctx.notes["warm_start_source_"] = best
-        return candidates[best]
+        if self.warm_start == "best":
+            return cart_start(ctx, self.seed)
+        return super()._initial_tree(ctx)
 
-    def _solve(self, ctx, model, start, callbacks):
-        return _without_trivial_bound(super()._solve(ctx, model, start, callbacks))
+    def _start_source(self) -> str | None:
+        """What :meth:`_initial_tree` starts from: "cart", "svm", "tree" (a given Tree) or None (no start)."""
+        if isinstance(self.warm_start, Tree):
+            return "tree"
+        if self.warm_start == "svm":
+            return "svm"
+        return "cart" if self.warm_start else None
 
     def _svm_tree(self, ctx) -> Tree:
         from odtlib.models.svm_tree import SVMTreeClassifier
@@ -609,117 +779,14 @@ class SVM1ODT(MIPTreeClassifier):
                 f"s ({branch} branch nodes × {values} category values)": branch * values}
 
     def _build(self, ctx):
-        ctx.model = build_model(ctx.X, ctx.y, self.depth, ctx.alpha1, self.alpha2, ctx.epsilon,
-                                sample_weight=ctx.sample_weight, categorical=list(ctx.categorical),
-                                n_classes=ctx.n_classes, leaf_capacity_cuts=self.leaf_capacity_cuts,
-                                class_coverage_cuts=self.class_coverage_cuts, pigeonhole_cut=self.pigeonhole_cut)
-        return ctx.model
-
-    def _start_values(self, ctx, model, tree: Tree):
-        """Values of every variable for ``tree`` (CART's univariate splits, hyperplane splits, and on
-        categorical columns "code <= θ" as the value subset it is)."""
-        routing = full_tree_routing(tree, ctx.X, ctx.depth)
-        start = ComponentMap()
-        self._leaf_start(ctx, model, routing, start)
-        for b in model.N:
-            reaching = routing.reaches(b)
-            split = routing.splits.get(b)
-            column = _categorical_column(split, ctx.categorical)
-            if column is None:
-                self._hyperplane_start(ctx, model, b, split, reaching, routing, start)
-            else:
-                self._category_start(ctx, model, b, column, split[1], start)
-        return start
-
-    @staticmethod
-    def _leaf_start(ctx, model, routing, start) -> None:
-        class_index = {label: k for k, label in enumerate(ctx.classes.tolist())}
-        for l in model.L:
-            u = class_index.get(routing.leaf_label.get(l), 0) + 1
-            start[model.u[l]] = float(u)
-            for i in model.I:
-                inside = routing.leaf[i] == l
-                start[model.e[i, l]] = float(inside)
-                start[model.w[i, l]] = float(u * inside)
-                if inside:
-                    start[model.c[i]] = float(ctx.y[i] + 1 != u)
-
-    def _hyperplane_start(self, ctx, model, b, split, reaching, routing, start) -> None:
-        """(h, g) = the split scaled so that |g - h·x| <= 1 on every point ((1g)/(1i) with M = 1); slack where a
-        point is closer than ε; a node that does not split gets h = 0, g = 1 (everything left)."""
-        if split is None:
-            a, g = np.zeros(ctx.n_features), 1.0
-        else:
-            a, g = split
-            largest = max(np.abs(g - ctx.X @ a).max(), np.abs(a).max() if hasattr(model, "C") else 0.0, 1e-12)
-            a, g = a / largest, g / largest     # with categorical columns (8e) also asks |h_bj| <= 1
-        for j in model.Q:
-            start[model.h_pos[b, j]], start[model.h_neg[b, j]] = max(a[j], 0.0), max(-a[j], 0.0)
-        start[model.g[b]] = g
-        gap = g - ctx.X @ a
-        for i in model.I:
-            start[model.p_pos[i, b]], start[model.p_neg[i, b]] = max(gap[i], 0.0), max(-gap[i], 0.0)
-            start[model.m[i, b]] = max(ctx.epsilon - abs(gap[i]), 0.0) if reaching[i] else 0.0
-        if hasattr(model, "C"):
-            for j in model.C:
-                start[model.h_cat[b, j]] = 0.0
-            for j, v in model.CV:
-                start[model.s[b, j, v]] = 0.0
-
-    @staticmethod
-    def _category_start(ctx, model, b, column, threshold, start) -> None:
-        """A univariate split ``code <= θ`` on a categorical column: the subset of codes <= θ goes left."""
-        for j in model.C:
-            start[model.h_cat[b, j]] = float(j == column)
-        for j, v in model.CV:
-            start[model.s[b, j, v]] = float(j == column and v <= threshold)
-        for j in model.Q:
-            start[model.h_pos[b, j]], start[model.h_neg[b, j]] = 0.0, 0.0
-        start[model.g[b]] = 0.0
-        for i in model.I:
-            start[model.p_pos[i, b]], start[model.p_neg[i, b]], start[model.m[i, b]] = 0.0, 0.0, 0.0
-
-    def _decode(self, ctx, model):
-        """Hyperplane (and category) splits that route the training points as the solved e_il; leaf labels
-        round(u_l)."""
-        leaf_of = np.array([max(model.L, key=lambda l: pyo.value(model.e[i, l])) for i in model.I])
-        splits, categories, n_conflicts = {}, {}, 0
-        for b in model.N:
-            below = model.tree.leaves_below(b)
-            reaching = np.isin(leaf_of, below)
-            left = reaching & np.isin(leaf_of, below[: len(below) // 2])
-            column = _chosen_category(model, b)
-            if column is not None:
-                categories[b] = (column, [v for j, v in model.CV if j == column and pyo.value(model.s[b, j, v]) > 0.5])
-                splits[b] = (np.zeros(ctx.n_features), 0.0)      # a placeholder, replaced by the CategorySplit
-                continue
-            h = np.zeros(ctx.n_features)
-            for j in model.Q:
-                h[j] = pyo.value(model.h_pos[b, j]) - pyo.value(model.h_neg[b, j])
-            g = float(pyo.value(model.g[b]))
-            values = ctx.X @ h
-            threshold = threshold_between(values[left], values[reaching & ~left], g, ctx.epsilon)
-            if threshold is None:
-                n_conflicts += _points_on_the_wrong_side(values[left], values[reaching & ~left], g)
-                threshold = g
-            splits[b] = (h, threshold)
-        labels = {l: ctx.classes[int(np.clip(round(pyo.value(model.u[l])), 1, ctx.n_classes)) - 1] for l in model.L}
-        tree = hyperplane_tree(ctx.depth, splits, labels)
-        if n_conflicts:
-            message = (f"SVM1ODT: the solved model put {n_conflicts} training points on a hyperplane and routed them "
-                       "to both sides (paid by margin slack), which no threshold reproduces; the tree sends them by "
-                       "h·x <= g")
-            if not categories:      # the tree's own (1a) replaces the model's in solve_result_ (SVM1ODT._fit)
-                own = ctx.notes["tree_objective_"] = objective_at(model, self._start_values(ctx, model, tree))
-                message += f", and solve_result_.objective is the tree's own (1a), {own:.6g}"
-            warn_user(message + ". Raise alpha1 (alpha1 * epsilon above the number of points rules it out)",
-                      UserWarning)
-        if not categories:
-            return tree
-        nodes = dict(tree.nodes)
-        for b, (column, codes) in categories.items():
-            nodes[b] = CategorySplit(column, codes, 2 * b, 2 * b + 1)
-        return Tree(nodes, root=1)
+        """Model (1a)-(1l) on the context's α₁ and ε; with ``warm_start="best"`` (no categorical features) paper
+        002's SVM tree competes with CART's for the start."""
+        model = build_model(ctx.X, ctx.y, self.depth, ctx.alpha1, self.alpha2, ctx.epsilon,
+                            sample_weight=ctx.sample_weight, categorical=list(ctx.categorical),
+                            n_classes=ctx.n_classes, leaf_capacity_cuts=self.leaf_capacity_cuts,
+                            class_coverage_cuts=self.class_coverage_cuts, pigeonhole_cut=self.pigeonhole_cut)
+        rivals = {"svm": self._svm_tree(ctx)} if self.warm_start == "best" and not ctx.categorical else {}
+        return SVM1ODTFormulation(ctx, model, start_source=self._start_source(), rival_starts=rivals, seed=self.seed)
 
 
 def _codes_recipe(columns: list[str]) -> str:
@@ -765,7 +832,7 @@ def cart_start(ctx: SVM1ODTContext, seed: int) -> Tree:
 
 
 def objective_at(model: pyo.ConcreteModel, values: ComponentMap) -> float:
-    """Objective (1a) at the variable values ``values`` (a start of :meth:`SVM1ODT._start_values`)."""
+    """Objective (1a) at the variable values ``values`` (of :meth:`SVM1ODTFormulation.values_of`)."""
     repn = generate_standard_repn(model.objective.expr, compute_values=True)
     return float(repn.constant) + sum(float(c) * values.get(v, 0.0) for c, v in zip(repn.linear_coefs,
                                                                                      repn.linear_vars))
