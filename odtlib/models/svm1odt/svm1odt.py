@@ -98,6 +98,7 @@ from odtlib.models._pipeline import (
     store_parameters,
 )
 from odtlib.models._tree_index import linear_sum, tree_model
+from odtlib.models.svm_tree import svm_split_tree
 from odtlib.solvers import SolveResult
 from odtlib.solvers.result import relative_gap
 from odtlib.tree import CategorySplit, Tree
@@ -521,9 +522,9 @@ class SVM1ODT(MIPTreeClassifier):
         features; under data selection, CART's tree on all rows, as the paper: :meth:`for_selected_rows`);
         ``warm_start=True`` starts from the CART tree of the same depth (the paper's warm start);
         ``warm_start="svm"`` from paper 002's greedy tree of linear-SVM splits
-        (:class:`~odtlib.models.SVMTreeClassifier`) fitted on the MIP's own rows (under data selection: the
-        selected rows), for solvers that do not get far from CART's tree in their time limit (not with
-        categorical features).
+        (:func:`~odtlib.models.svm_tree.svm_split_tree`, what :class:`~odtlib.models.SVMTreeClassifier` fits) on
+        the MIP's own rows (under data selection: the selected rows), for solvers that do not get far from
+        CART's tree in their time limit (not with categorical features).
 
     Notes
     -----
@@ -713,9 +714,8 @@ class SVM1ODT(MIPTreeClassifier):
         return "cart" if self.warm_start else None
 
     def _svm_tree(self, ctx) -> Tree:
-        from odtlib.models.svm_tree import SVMTreeClassifier
-
-        return SVMTreeClassifier(depth=self.depth, random_state=self.seed).fit(ctx.X, ctx.labels).tree_
+        """Paper 002's SVM-split tree of the same depth on the fit's rows (:func:`svm_split_tree`)."""
+        return svm_split_tree(ctx.X, ctx.y, ctx.classes, self.depth, random_state=self.seed)[0]
 
     def _context(self, X, y) -> SVM1ODTContext:
         names = self._column_names(X.shape[1])
