@@ -85,7 +85,7 @@ from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
-from odtlib.models._base import _list_names, warn_user
+from odtlib.models._base import DEPRECATED, _list_names, warn_user
 from odtlib.models._hyperplane import check_unit_interval, full_tree_routing, hyperplane_tree
 from odtlib.models._pipeline import FitContext, MIPTreeClassifier, common_constraints, store_parameters
 from odtlib.solvers.result import relative_gap
@@ -99,7 +99,6 @@ __all__ = ["SVM1ODT", "OneLeafTreeWarning", "data_resolution", "default_epsilon"
 BIG_M = 1.0   # M of (1g), (1i): Theorem 2
 EPSILON_RANGE = (0.001, 0.01)   # epsilon=None: half the data's resolution, clipped to this range
 SLACK_PRICE = 2.0               # alpha1=None: alpha1 * epsilon, the most a row inside a margin costs in errors
-DEPRECATED = "deprecated"       # the default of the deprecated data-selection parameters (SVM1ODT._composition)
 SELECTOR_PARAMETERS, ITERATION_PARAMETERS = ("beta1", "beta2", "epsilon_prime"), ("epsilon_prime", "n_iterations")
 
 
@@ -326,7 +325,7 @@ class SVM1ODT(MIPTreeClassifier):
         epsilon_prime=...))`` or ``IterativeTraining(SVM1ODT(...), n_iterations=..., epsilon_prime=...)``
         (:mod:`odtlib.models.svm1odt.selected`). Given, they warn (FutureWarning) and fit through that class
         (the same rows and tree), recording ``selected_rows_`` and ``selection_`` here.
-    solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
+    solver, time_limit, mip_gap, threads, random_state, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``warm_start="best"`` (the
         default) starts from the better in (1a) of the CART and SVM trees (CART's alone with categorical
         features; under data selection, CART's tree on all rows, as the paper: :meth:`for_selected_rows`);
@@ -396,8 +395,8 @@ class SVM1ODT(MIPTreeClassifier):
                  pigeonhole_cut: bool = True, data_selection: str | None = None, beta1=DEPRECATED,
                  beta2=DEPRECATED, epsilon_prime=DEPRECATED, n_iterations=DEPRECATED,
                  solver: str = "highs", time_limit: float | None = None,
-                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start="best",
-                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 mip_gap: float | None = None, threads: int = 1, random_state: int = 0, warm_start="best",
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def fit(self, X, y, sample_weight=None) -> SVM1ODT:
@@ -466,11 +465,11 @@ class SVM1ODT(MIPTreeClassifier):
         cleared = {name: DEPRECATED for name in self._selection_parameters()}
         estimator = clone(self).set_params(data_selection=None, **cleared)
         if self.data_selection == "iterative":
-            return IterativeTraining(estimator, random_state=self.seed,
+            return IterativeTraining(estimator, random_state=self._parameter("random_state"),
                                      **self._selection_parameters(ITERATION_PARAMETERS))
         selector = LPDataSelector(depth=self.depth, method=self.data_selection,
                                   **self._selection_parameters(SELECTOR_PARAMETERS))
-        return DataSelectedClassifier(estimator, selector, random_state=self.seed)
+        return DataSelectedClassifier(estimator, selector, random_state=self._parameter("random_state"))
 
     def _warn_if_selection_parameters(self) -> None:
         """The FutureWarning of the deprecated data-selection parameters, naming the call that replaces them."""
@@ -511,7 +510,8 @@ class SVM1ODT(MIPTreeClassifier):
         same weights) does not."""
         if len(np.unique(tree.predict(X).astype(str))) > 1:
             return
-        cart = DecisionTreeClassifier(max_depth=self.depth, random_state=self.seed).fit(X, y, sample_weight)
+        cart = DecisionTreeClassifier(max_depth=self.depth, random_state=self._parameter("random_state")).fit(
+            X, y, sample_weight)
         if len(np.unique(cart.predict(X))) < 2:
             return
         warn_user(f"SVM1ODT: the tree predicts one class, while CART's tree of depth {self.depth} splits the data "
@@ -530,7 +530,7 @@ class SVM1ODT(MIPTreeClassifier):
             ctx.notes["warm_start_source_"] = "tree" if isinstance(self.warm_start, Tree) else (
                 "cart" if self.warm_start else None)
             return super()._initial_tree(ctx)
-        candidates = {"cart": cart_start(ctx, self.seed)}
+        candidates = {"cart": cart_start(ctx, self._parameter("random_state"))}
         if not ctx.categorical:
             candidates["svm"] = self._svm_tree(ctx)
         cost = {name: objective_at(ctx.model, self._start_values(ctx, ctx.model, tree))
@@ -545,7 +545,8 @@ class SVM1ODT(MIPTreeClassifier):
     def _svm_tree(self, ctx) -> Tree:
         from odtlib.models.svm_tree import SVMTreeClassifier
 
-        return SVMTreeClassifier(depth=self.depth, random_state=self.seed).fit(ctx.X, ctx.labels).tree_
+        heuristic = SVMTreeClassifier(depth=self.depth, random_state=self._parameter("random_state"))
+        return heuristic.fit(ctx.X, ctx.labels).tree_
 
     def _context(self, X, y) -> SVM1ODTContext:
         names = self._column_names(X.shape[1])
