@@ -55,7 +55,7 @@ def make_model(variant: str, solver: str, groups, topology: str, args) -> Catego
     time_limit = args.benders_time_limit if variant == DECOMPOSITION and args.benders_time_limit else args.time_limit
     common = dict(topology=topology, groups=groups, pruned_routing=not args.no_prune, max_card=args.max_card,
                   ordinal_splits=not args.categorical, solver=solver, time_limit=time_limit,
-                  threads=args.threads, seed=args.seed)
+                  threads=args.threads, random_state=args.seed)
     if variant == DECOMPOSITION:
         return CategoricalODT.paper_method("All", subtree_benders=True, **common)
     return CategoricalODT.paper_method(variant, **common)

@@ -101,7 +101,7 @@ def run_ours(method: str, X, y, depth: int, lam: float, time_limit: float) -> di
 
     cls_name, solver, switches = OURS[method]
     est = getattr(models, cls_name)(depth=depth, leaf_penalty=lam, solver=solver, time_limit=time_limit,
-                                    threads=1, seed=0, **switches)
+                                    threads=1, random_state=0, **switches)
     start = time.perf_counter()
     est.fit(X, y)
     wall = time.perf_counter() - start

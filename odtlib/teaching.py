@@ -242,7 +242,7 @@ def rows_as_constraints(rows, values) -> list:
     terms) at the variables' values."""
     from odtlib.solvers.callbacks import to_rows
 
-    index = values._index
+    index = values.column_index
     expressions = []
     for row in to_rows(rows, index):
         body = sum(float(coef) * index.columns[int(col)] for coef, col in zip(row.coefs, row.cols))

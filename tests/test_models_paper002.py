@@ -214,9 +214,9 @@ def test_the_benders_hyperplane_separates_its_routing_with_a_margin():
 
 
 VARIANTS = {**{name: params for name, params in SOCT.PAPER_METHODS.items()},
-            "benders-all": {"benders_nodes": "all", "benders_cuts": 3},
-            "benders-root+user-last": {"benders_nodes": "root", "user_cut_nodes": "last", "user_cuts": 2},
-            "init-5 favour_recent": {"initial_cuts": 5, "cut_order": "favour_recent"}}
+            "benders-all": {"benders_nodes": "all", "benders_cuts_per_node": 3},
+            "benders-root+user-last": {"benders_nodes": "root", "user_cut_nodes": "last", "user_cuts_per_node": 2},
+            "init-5 favour_recent": {"initial_cuts_per_node": 5, "cut_order": "favour_recent"}}
 
 
 @pytest.mark.parametrize("solver", ["scip", "highs"])
@@ -253,7 +253,7 @@ def test_benders_nodes_solve_strict_separability_and_big_m_the_margin_problem():
 
 def test_benders_trees_route_like_the_model_and_separation_is_counted():
     X, y = grid_data(22, 10, n_features=3, n_classes=3)
-    model = fit(SOCT, X, y, depth=2, benders_nodes="last", benders_cuts=2, solver="scip", keep_model=True)
+    model = fit(SOCT, X, y, depth=2, benders_nodes="last", benders_cuts_per_node=2, solver="scip", keep_model=True)
     m = model.model_
     model_leaf = np.array([max(m.L, key=lambda t: pyo.value(m.w[i, t])) for i in m.I])
     np.testing.assert_array_equal(model.apply(X), model_leaf)

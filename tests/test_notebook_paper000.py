@@ -160,11 +160,12 @@ def test_pruned_cart_is_a_scikit_learn_classifier():
     from sklearn.base import clone, is_classifier
     from sklearn.exceptions import NotFittedError
 
-    model = p000.PrunedCART(seed=3, cv=3)
+    model = p000.PrunedCART(random_state=3, cv=3)
     assert is_classifier(model)
-    assert model.get_params() == {"seed": 3, "min_samples_split": 20, "min_samples_leaf": 7, "cv": 3, "n_alphas": 20}
+    assert model.get_params() == {"random_state": 3, "min_samples_split": 20, "min_samples_leaf": 7, "cv": 3,
+                                  "n_alphas": 20, "seed": "deprecated"}
     copy = clone(model).set_params(n_alphas=5)
-    assert copy.get_params()["n_alphas"] == 5 and model.n_alphas == 20 and copy.seed == 3
+    assert copy.get_params()["n_alphas"] == 5 and model.n_alphas == 20 and copy.random_state == 3
     with pytest.raises(NotFittedError):
         model.predict(np.zeros((2, 3)))
     rng = np.random.default_rng(0)

@@ -40,6 +40,7 @@ from odtlib.experiments.claims import Measured, StoredResults, metric
 from odtlib.experiments.protocol import failure_note, paper_data, results_of, profile_getter
 from odtlib.experiments.reference import compare, reference_table
 from odtlib.models import CategoricalODT
+from odtlib.models._base import DEPRECATED, SEED_RENAMED, RenamedParameters
 
 __all__ = [
     "PAPER", "EXPERIMENTS",
@@ -249,7 +250,7 @@ def make_model(config: dict, groups, selected: list[str] | None = None):
     if method == "CART-D3":
         return DecisionTreeClassifier(max_depth=3, random_state=config["split"])
     if method == "CART":   # rpart's defaults minsplit = 20, minbucket = 7; pruning by cross-validation
-        return PrunedCART(seed=config["split"])
+        return PrunedCART(random_state=config["split"])
     if method != "ODT":
         raise ValueError(f"method must be 'ODT', 'CART-D3' or 'CART', got {method!r}")
     floor = config.get("floor")
@@ -260,34 +261,39 @@ def make_model(config: dict, groups, selected: list[str] | None = None):
         max_card=config.get("max_card", 2), ordinal_splits=config.get("ordinal", True), feature_selection=selected,
         maximize="accuracy" if floor is None else "sensitivity", floor=floor,  # floor on y = 0 (malignant)
         solver=config["solver"], time_limit=config["time_limit"], threads=config.get("threads", 1),
-        seed=config["split"])
+        random_state=config["split"])
 
 
-class PrunedCART(ClassifierMixin, BaseEstimator):
+class PrunedCART(RenamedParameters, ClassifierMixin, BaseEstimator):
     """CART as Table 13 uses it: rpart-like leaf sizes, cost-complexity pruning chosen by cross-validation.
 
-    Parameters: ``seed`` (the tree's ``random_state``), ``min_samples_split`` and ``min_samples_leaf``
-    (rpart's minsplit = 20 and minbucket = 7), ``cv`` (folds of the search over the pruning parameter)
-    and ``n_alphas`` (at most this many candidate α, quantiles of the pruning path).
+    Parameters: ``random_state`` (the tree's; ``seed`` is its deprecated old name), ``min_samples_split`` and
+    ``min_samples_leaf`` (rpart's minsplit = 20 and minbucket = 7), ``cv`` (folds of the search over the pruning
+    parameter) and ``n_alphas`` (at most this many candidate α, quantiles of the pruning path).
     Fitted attributes: ``estimator_`` (the pruned ``DecisionTreeClassifier``), ``ccp_alpha_`` (its α)
     and ``classes_``.
     """
 
-    def __init__(self, seed: int = 0, min_samples_split: int = 20, min_samples_leaf: int = 7, cv: int = 5,
-                 n_alphas: int = 20):
-        self.seed = seed
+    _renamed_parameters = SEED_RENAMED
+
+    def __init__(self, random_state: int = 0, min_samples_split: int = 20, min_samples_leaf: int = 7, cv: int = 5,
+                 n_alphas: int = 20, seed=DEPRECATED):
+        self.random_state = random_state
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.cv = cv
         self.n_alphas = n_alphas
+        self.seed = seed
 
     def fit(self, X, y):
         """Search α on the pruning path of the full tree by ``cv``-fold accuracy; keep the best tree."""
         from sklearn.model_selection import GridSearchCV
         from sklearn.tree import DecisionTreeClassifier
 
+        self._warn_renamed_parameters()
         base = DecisionTreeClassifier(min_samples_split=self.min_samples_split,
-                                      min_samples_leaf=self.min_samples_leaf, random_state=self.seed)
+                                      min_samples_leaf=self.min_samples_leaf,
+                                      random_state=self._parameter("random_state"))
         alphas = base.cost_complexity_pruning_path(X, y).ccp_alphas
         alphas = np.unique(np.quantile(alphas, np.linspace(0, 1, min(len(alphas), self.n_alphas))))
         search = GridSearchCV(base, {"ccp_alpha": list(alphas)}, cv=self.cv).fit(X, y)

@@ -179,12 +179,12 @@ def split_sample(y, sample: int, subsample: int | None = None) -> tuple[np.ndarr
 
 # ----------------------------------------------------------------------------------------------- runs
 def make_model(method: str, depth: int, split_penalty: float, solver: str, time_limit: float | None,
-               threads: int = 1, seed: int = 0):
+               threads: int = 1, random_state: int = 0):
     """The estimator of ``method`` ("OCT", "BinOCT", "FlowOCT", "Benders" or `EXACT`), exact up to
     ``time_limit``."""
     from odtlib.models import OCT, BendersOCT, BinOCT, FlowOCT
 
-    common = dict(depth=depth, solver=solver, time_limit=time_limit, threads=threads, seed=seed)
+    common = dict(depth=depth, solver=solver, time_limit=time_limit, threads=threads, random_state=random_state)
     if method == EXACT:
         return BendersOCT(split_penalty=split_penalty, engine="accelerated", **common)
     if method == "BinOCT":

@@ -239,13 +239,14 @@ def load(dataset: str, subsample: int | None = None) -> tuple[pd.DataFrame, pd.S
 
 
 def make_model(method: str, depth: int, *, solver: str = "highs", time_limit: float | None = None,
-               threads: int = 1, warm_start=False, max_splits: int | None = None, seed: int = 0):
+               threads: int = 1, warm_start=False, max_splits: int | None = None,
+               random_state: int = 0):
     """The estimator of ``method``: an S-OCT variant of ``SOCT.PAPER_METHODS`` or ``"OCT-H"``."""
     from odtlib.models import OCTH as OCTHClassifier
     from odtlib.models import SOCT
 
     common = dict(depth=depth, max_splits=max_splits, solver=solver, time_limit=time_limit, threads=threads,
-                  seed=seed, warm_start=warm_start)
+                  random_state=random_state, warm_start=warm_start)
     if method == OCTH:
         return OCTHClassifier(repaired_start=False, **common)    # the paper's start: the SVM tree alone
     return SOCT.paper_method(method, **common)

@@ -212,12 +212,13 @@ def load(dataset: str, encoding: str = ONE_HOT) -> tuple[pd.DataFrame, pd.Series
 
 
 def make_model(method: str, depth: int, leaf_penalty: float, solver: str = "scip",
-               time_limit: float | None = None, threads: int = 1, seed: int = 0):
+               time_limit: float | None = None, threads: int = 1, random_state: int = 0):
     """The RegularizedBendOCT of ``method`` (a key of `METHODS`), exact up to ``time_limit``."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
     return RegularizedBendOCT.paper_method(method, depth=depth, leaf_penalty=leaf_penalty, solver=solver,
-                                           time_limit=time_limit, threads=threads, seed=seed)
+                                           time_limit=time_limit, threads=threads,
+                                           random_state=random_state)
 
 
 def run(config: dict) -> dict:

@@ -12,11 +12,12 @@ import numbers
 import os
 import sys
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["ODTClassifier", "warn_user"]
 
 _MAX_NAMED = 10  # how many offending columns an error message lists
+DEPRECATED = "deprecated"    # the default of a parameter's old name while it is deprecated (one release)
+SEED_RENAMED = {"seed": "random_state"}    # old name -> new name (scikit-learn's name for the seed)
 
 
 def _library_dirs() -> tuple[str, ...]:
@@ -65,7 +68,57 @@ def _list_names(names: list[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-class ODTClassifier(ClassifierMixin, BaseEstimator):
+def shared_constraints() -> dict:
+    """Parameter constraints (scikit-learn's ``_parameter_constraints``) of the parameters every formulation
+    has when it has them at all: ``depth``, ``solver``, ``time_limit``. :meth:`ODTClassifier._check_params`
+    adds what they cannot say."""
+    return {
+        "depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "solver": [str],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    }
+
+
+def with_old_names(constraints: dict, renamed: dict[str, str]) -> dict:
+    """``constraints`` plus, for each old name of ``renamed`` (old -> new), the new name's constraints and the
+    hidden option ``DEPRECATED`` (the old name's default: not given)."""
+    return {**constraints, **{old: [*constraints[new], Hidden(StrOptions({DEPRECATED}))]
+                              for old, new in renamed.items()}}
+
+
+def _given(value: Any) -> bool:
+    """Whether a deprecated parameter was given (its value is not the default ``DEPRECATED``)."""
+    return not (isinstance(value, str) and value == DEPRECATED)
+
+
+class RenamedParameters:
+    """Parameters renamed in odtlib 0.2, kept under their old names for one release (scikit-learn's pattern).
+
+    ``_renamed_parameters`` maps old name -> new name. ``__init__`` takes both, the old one with the default
+    ``DEPRECATED``, and ``_parameter_constraints`` list it (:func:`with_old_names`). Given, the old name warns
+    at fit (:meth:`_warn_renamed_parameters`, a FutureWarning naming the new one) and its value is the one
+    used: the code reads a renamed parameter through :meth:`_parameter`, never as an attribute.
+    """
+
+    _renamed_parameters: ClassVar[dict[str, str]] = {}
+
+    def _warn_renamed_parameters(self) -> None:
+        """A FutureWarning at the user's line for each old name that was given."""
+        for old, new in self._renamed_parameters.items():
+            value = getattr(self, old, DEPRECATED)
+            if _given(value):
+                warn_user(f"{type(self).__name__}: `{old}` was renamed `{new}` in odtlib 0.2 and will be removed in "
+                          f"0.3; use {new}={value!r}", FutureWarning)
+
+    def _parameter(self, name: str) -> Any:
+        """The value of parameter ``name`` in this fit: the one given under its old name, if any."""
+        for old, new in self._renamed_parameters.items():
+            if new == name and _given(getattr(self, old, DEPRECATED)):
+                return getattr(self, old)
+        return getattr(self, name)
+
+
+class ODTClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
     """Base class of the odtlib classifiers (not used directly).
 
     Subclasses set ``requires_binary_features = False`` when their formulation accepts real-valued features
@@ -77,7 +130,7 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
     """
 
     requires_binary_features: bool = True
-    _parameter_constraints: dict = {}
+    _parameter_constraints: dict = shared_constraints()
 
     # ------------------------------------------------------------------ to be implemented by formulations
     def _fit(self, X: np.ndarray, y: np.ndarray) -> tuple[Tree, SolveResult]:
@@ -139,25 +192,17 @@ class ODTClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ validation helpers
     def _check_params(self) -> None:
-        """Check the parameters shared by the formulations (those the estimator has), also for subclasses without
-        ``_parameter_constraints``: a depth that is an integer >= 1 but not a bool (scikit-learn's Interval takes
-        True for 1), a solver that :func:`odtlib.solvers.solve` knows, a positive time limit. Extend with super()."""
+        """What ``_parameter_constraints`` cannot say (run after them): a bool is no ``depth`` or ``time_limit``
+        (scikit-learn's Interval takes True for 1), and ``solver`` must be one :func:`odtlib.solvers.solve`
+        knows, in any case. Warns for the renamed parameters that were given. Extend with super()."""
         params = self.get_params(deep=False)
-        if "depth" in params:
-            depth = params["depth"]
-            if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
-                raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
-        if "solver" in params:
-            solver = params["solver"]
-            known = tuple(SOLVERS)
-            if not isinstance(solver, str) or solver.lower() not in known:
-                raise ValueError(f"unknown solver {solver!r}; choose one of {', '.join(known)}")
-        if "time_limit" in params:
-            limit = params["time_limit"]
-            if limit is not None and (
-                isinstance(limit, bool) or not isinstance(limit, numbers.Real) or not limit > 0
-            ):
-                raise ValueError(f"time_limit must be a positive number of seconds or None, got {limit!r}")
+        if isinstance(params.get("depth"), bool):
+            raise ValueError(f"depth must be an integer >= 1, got {params['depth']!r}")
+        if isinstance(params.get("time_limit"), bool):
+            raise ValueError(f"time_limit must be a positive number of seconds or None, got {params['time_limit']!r}")
+        if "solver" in params and params["solver"].lower() not in SOLVERS:
+            raise ValueError(f"unknown solver {params['solver']!r}; choose one of {', '.join(SOLVERS)}")
+        self._warn_renamed_parameters()
 
     def _non_numeric_advice(self, X: pd.DataFrame, columns: list[str]) -> str:
         """The end of fit's error for the non-numeric ``columns`` of X: how to make them numbers. Formulations

@@ -46,7 +46,7 @@ import numpy as np
 import pyomo.environ as pyo
 from sklearn.exceptions import ConvergenceWarning
 
-from odtlib.models._base import ODTClassifier, warn_user
+from odtlib.models._base import SEED_RENAMED, ODTClassifier, shared_constraints, warn_user, with_old_names
 from odtlib.solvers import SolveResult, SolverCapabilityWarning, capabilities, solve, solver_tuning
 from odtlib.solvers.capabilities import EMULATED, MISSING
 from odtlib.solvers.result import relative_gap
@@ -237,21 +237,20 @@ def store_parameters(estimator, params: dict) -> None:
 
 
 def common_constraints() -> dict:
-    """Parameter constraints (scikit-learn's ``_parameter_constraints``) shared by the MIP estimators."""
+    """Parameter constraints (scikit-learn's ``_parameter_constraints``) shared by the MIP estimators, with the
+    deprecated ``seed`` (renamed ``random_state``)."""
     from sklearn.utils._param_validation import Interval
 
-    return {
-        "depth": [Interval(numbers.Integral, 1, None, closed="left")],
-        "solver": [str],
-        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    return with_old_names({
+        **shared_constraints(),
         "mip_gap": [Interval(numbers.Real, 0, None, closed="left"), None],
         "threads": [Interval(numbers.Integral, 1, None, closed="left")],
-        "seed": [Interval(numbers.Integral, 0, None, closed="left")],
+        "random_state": [Interval(numbers.Integral, 0, None, closed="left")],
         "warm_start": ["boolean", Tree],
         "solver_options": [dict, None],
         "keep_model": ["boolean"],
         "log": ["boolean"],
-    }
+    }, SEED_RENAMED)
 
 
 class MIPTreeClassifier(ODTClassifier):
@@ -260,7 +259,8 @@ class MIPTreeClassifier(ODTClassifier):
     Parameters every subclass has (with these meanings): ``solver``, ``time_limit`` (seconds of the
     solver's run; building the Pyomo model and handing it over come on top, and are reported in
     ``solve_result_.build_time`` / ``handoff_time``), ``mip_gap`` (None proves the exact optimum),
-    ``threads``, ``seed``, ``warm_start`` (True: a CART tree of the same depth; False: none; or an odtlib
+    ``threads``, ``random_state`` (the solver's seed and CART's; ``seed`` is its deprecated old name),
+    ``warm_start`` (True: a CART tree of the same depth; False: none; or an odtlib
     Tree), ``solver_options`` (the solver's own parameters, applied last), ``keep_model`` (keep the solved
     Pyomo model as ``model_``; off by default so fitted estimators stay small and pickle), ``log``.
 
@@ -276,6 +276,7 @@ class MIPTreeClassifier(ODTClassifier):
 
     PAPER_METHODS: ClassVar[dict[str, dict]] = {}
     max_variables: ClassVar[int] = 2_000_000
+    _renamed_parameters = SEED_RENAMED
 
     # ------------------------------------------------------------------ named configurations
     @classmethod
@@ -309,8 +310,8 @@ class MIPTreeClassifier(ODTClassifier):
             return self.warm_start
         if not self.warm_start:
             return None
-        return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=self.seed, ccp_alpha=self._cart_ccp_alpha(),
-                         sample_weight=ctx.sample_weight)
+        return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=self._parameter("random_state"),
+                         ccp_alpha=self._cart_ccp_alpha(), sample_weight=ctx.sample_weight)
 
     def _cart_ccp_alpha(self) -> float:
         """Cost-complexity pruning of the CART warm start (0: unpruned)."""
@@ -379,7 +380,8 @@ class MIPTreeClassifier(ODTClassifier):
         else:
             mip_gap, abs_gap = 0.0, (0.999 * step if step is not None else 1e-6)
         result = solve(model, solver=self.solver, time_limit=self.time_limit, mip_gap=mip_gap, abs_gap=abs_gap,
-                       threads=self.threads, seed=self.seed, warm_start=start, callbacks=callbacks, log=self.log,
+                       threads=self.threads, seed=self._parameter("random_state"), warm_start=start,
+                       callbacks=callbacks, log=self.log,
                        solver_options={**self._tuning(ctx), **(self.solver_options or {})})
         return round_bound(result, step, _maximizes(model))
 

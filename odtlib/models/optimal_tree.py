@@ -52,6 +52,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from odtlib.encoders import ClassChangeThresholdEncoder, QuantileThresholdEncoder, UnitScaler
+from odtlib.models._base import DEPRECATED, SEED_RENAMED, RenamedParameters, with_old_names
 from odtlib.models.categorical.categorical_odt import CategoricalODT
 from odtlib.models.univariate.regularized_bendoct import RegularizedBendOCT
 from odtlib.models.hyperplane.soct import SOCT
@@ -80,7 +81,7 @@ class FitPath:
                 f"({self.reason})")
 
 
-class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
+class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
     """Optimal classification tree for one's own data, by the fastest exact path odtlib has (module doc).
 
     Parameters
@@ -104,8 +105,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     time_limit : float or None, default None
         Seconds of the solver's run (None: until the optimum is proved). A tree not proved optimal comes with a
         ``NotProvedOptimalWarning``.
-    threads, seed, log
-        Passed to the engine.
+    threads, random_state, log
+        Passed to the engine (``random_state``: the solver's seed and CART's; ``seed`` is its deprecated old
+        name).
     max_memory : float or None, default None
         Bytes the exact subroutines may use (None: a quarter of the machine's memory); see
         :class:`RegularizedBendOCT`.
@@ -142,7 +144,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         predict 0  (n=2: 0 2, 1 0)
     """
 
-    _parameter_constraints = {
+    _renamed_parameters = SEED_RENAMED
+    _parameter_constraints = with_old_names({
         "depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "splits": [StrOptions({"univariate", "subset", "hyperplane"})],
         "thresholds": [StrOptions({"all", "quantile"})],
@@ -152,15 +155,15 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         "solver": [StrOptions({"auto", *SOLVERS})],
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "threads": [Interval(numbers.Integral, 1, None, closed="left")],
-        "seed": [Interval(numbers.Integral, 0, None, closed="left")],
+        "random_state": [Interval(numbers.Integral, 0, None, closed="left")],
         "max_memory": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "log": ["boolean"],
-    }
+    }, SEED_RENAMED)
 
     def __init__(self, *, depth: int = 2, splits: str = "univariate", thresholds: str = "all", k: int = 5,
                  leaf_penalty: float = 0.0, missing: str = "error", solver: str = "auto",
-                 time_limit: float | None = None, threads: int = 1, seed: int = 0, max_memory: float | None = None,
-                 log: bool = False):
+                 time_limit: float | None = None, threads: int = 1, random_state: int = 0,
+                 max_memory: float | None = None, log: bool = False, seed=DEPRECATED):
         self.depth = depth
         self.splits = splits
         self.thresholds = thresholds
@@ -170,9 +173,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.time_limit = time_limit
         self.threads = threads
-        self.seed = seed
+        self.random_state = random_state
         self.max_memory = max_memory
         self.log = log
+        self.seed = seed
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -185,6 +189,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y) -> OptimalTreeClassifier:
         """Encode X for the path the data and options call for, fit the paper estimator, record the path."""
+        self._warn_renamed_parameters()
         frame = self._frame(X, reset=True)
         y = self._labels(y, len(frame))
         self.categorical_columns_ = [str(c) for c in frame.columns if _is_categorical(frame[c])]
@@ -210,7 +215,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     def _plan(self, frame: pd.DataFrame, n_classes: int) -> tuple[FitPath, Pipeline]:
         """The path for these data and options, as (FitPath, unfitted Pipeline)."""
         solver = "scip" if self.solver == "auto" else self.solver
-        common = dict(solver=solver, time_limit=self.time_limit, threads=self.threads, seed=self.seed, log=self.log)
+        common = dict(solver=solver, time_limit=self.time_limit, threads=self.threads,
+                      random_state=self._parameter("random_state"), log=self.log)
         if self.splits != "univariate" and self.leaf_penalty:
             raise ValueError(f"leaf_penalty applies to univariate splits only; splits={self.splits!r} maximises "
                              "training accuracy (set leaf_penalty=0)")

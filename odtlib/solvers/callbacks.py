@@ -110,7 +110,7 @@ class Callbacks:
         Default: build ``lazy(values)`` and test its rows. Override it when deciding is much
         cheaper than building the rows (Benders: the separation alone answers it)."""
         return any(row.violation(values.x) > FEASIBILITY_TOL
-                   for row in to_rows(self.lazy(values), values._index))
+                   for row in to_rows(self.lazy(values), values.column_index))
 
     def heuristic(self, values: Values):
         """Propose a solution from the current LP point (SCIP primal heuristic): a
@@ -148,6 +148,8 @@ class Values:
       build `LinearRow` objects without touching Pyomo objects in the hot loop.
     - ``values.x`` -> the raw numpy vector over all columns (``x[values.columns(v)]``).
     - ``values.is_integral`` -> True at an integer candidate (lazy), False at an LP point.
+    - ``values.column_index`` -> the model's `ColumnIndex` (column number <-> Pyomo variable), read-only:
+      what `to_rows` needs to turn expressions into rows over these columns.
     """
 
     def __init__(self, x: np.ndarray, index: ColumnIndex, is_integral: bool = True):
@@ -156,6 +158,11 @@ class Values:
         if index.n_off_model:
             x = np.concatenate([x, index.off_model_values()])
         self.x = x
+
+    @property
+    def column_index(self) -> ColumnIndex:
+        """The `ColumnIndex` of the model these values belong to (column number <-> Pyomo variable)."""
+        return self._index
 
     def __getitem__(self, var: VarData) -> float:
         j = self._index.column(var)

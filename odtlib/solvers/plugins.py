@@ -93,7 +93,7 @@ class LazyRowFamily(Plugin):
         """Whether the integer candidate ``values`` violates a row of the family. Override it when deciding
         is cheaper than building the rows (SCIP asks this of every solution its own heuristics find)."""
         return any(row.violation(values.x) > FEASIBILITY_TOL
-                   for row in to_rows(self.lazy(values), values._index))
+                   for row in to_rows(self.lazy(values), values.column_index))
 
 
 class CutFamily(Plugin):

@@ -55,7 +55,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _get_feature_names, _num_features, check_is_fitted, validate_data
 
 from odtlib.encoders import CategoricalEncoding, FeatureGroup
-from odtlib.models._base import warn_user
+from odtlib.models._base import DEPRECATED, warn_user
 from odtlib.models._pipeline import (
     FitContext,
     Formulation,
@@ -609,7 +609,7 @@ class CategoricalODT(MIPTreeClassifier):
         ``maximize="accuracy"``, no ``proper_splits``, groups with at most one 1 per row, and at most 2^16
         tests per node of height 2 (an unrestricted group with m values present in the data has 2^m or
         2^(m-1); else set ``max_card``).
-    solver, time_limit, mip_gap, threads, seed, solver_options, keep_model, log
+    solver, time_limit, mip_gap, threads, random_state, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``mip_gap=None`` proves the
         exact optimum. There is no warm start: the fixed topology and its pre-labelled leaves leave no
         direct image of a CART tree.
@@ -673,8 +673,8 @@ class CategoricalODT(MIPTreeClassifier):
                  floor: float | None = None, feature_selection=None, strengthened_routing: bool = True,
                  anchors: bool = True, pruned_routing: bool = True, relaxed_integrality: bool = True,
                  proper_splits: bool = False, subtree_benders: bool = False, solver: str = "highs",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
-                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     # ------------------------------------------------------------------ validation
@@ -816,7 +816,7 @@ class CategoricalODT(MIPTreeClassifier):
         if fs == "cart":
             from odtlib.feature_selection import cart_feature_groups
 
-            names = set(cart_feature_groups(A, y, self.groups_, seed=self.seed))
+            names = set(cart_feature_groups(A, y, self.groups_, seed=self._parameter("random_state")))
         else:
             names = {str(n) for n in fs}
             unknown = names - {g.name for g in self.groups_}

@@ -13,6 +13,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from odtlib.models._hyperplane import add_left_margin_row, add_right_margin_row, add_split_variables
+from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import store_parameters
 from odtlib.models._tree_index import tree_model
 from odtlib.models.hyperplane._formulation import (
@@ -78,9 +79,9 @@ class OCTH(HyperplaneTreeClassifier):
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
                  epsilon: float = 0.005, routing_repair: bool = True, repaired_start: bool = True,
                  solver: str = "highs",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
                  warm_start=True,
-                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _build(self, ctx):

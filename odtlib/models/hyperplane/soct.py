@@ -28,6 +28,7 @@ import numpy as np
 import pyomo.environ as pyo
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from odtlib.models._base import DEPRECATED, SEED_RENAMED, with_old_names
 from odtlib.models._pipeline import PluginNeed, store_parameters
 from odtlib.models._tree_index import TreeIndex, tree_model
 from odtlib.models.hyperplane._formulation import (
@@ -49,6 +50,10 @@ from odtlib.models.svm_tree import svm_split_tree
 from odtlib.solvers import BranchAndCut
 
 __all__ = ["SOCT", "SOCTFormulation", "build_model", "node_set", "NODE_SETS"]
+
+# the counts of cuts renamed in odtlib 0.2 (old -> new): ``*_cuts`` names on/off switches elsewhere
+CUT_COUNTS_RENAMED = {"initial_cuts": "initial_cuts_per_node", "benders_cuts": "benders_cuts_per_node",
+                      "user_cuts": "user_cuts_per_node"}
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None = None, ccp_alpha: float = 0.0,
@@ -134,18 +139,21 @@ class SOCT(HyperplaneTreeClassifier):
         Cost-complexity penalty per split (the regularised objective; 0 = maximise correct points).
     epsilon : float, default 0.005
         Margin ε of the big-M rows (6b) (the paper's footnote 1).
-    initial_cuts : int, default 0
-        Initial shattering cuts: up to this many per node in each of at most 10 rounds on the LP relaxation
+    initial_cuts_per_node : int, default 0
+        Initial shattering cuts (17): up to this many per node in each of at most 10 rounds on the LP relaxation
         of (1) without (1m); all are added to the MIP (0: off; the paper's SOCT-init-1 / -5).
     benders_nodes : {None, "root", "last", "all"}, default None
         Nodes whose (1m) is enforced by lazy shattering cuts (combinatorial Benders cuts) instead of big-M rows.
-    benders_cuts : int, default 1
-        Cuts per node and separation call at the Benders nodes (SOCT-benders-last-1 / -10).
+    benders_cuts_per_node : int, default 1
+        Lazy cuts (17) per node and separation call at the Benders nodes (SOCT-benders-last-1 / -10).
     user_cut_nodes : {None, "root", "last", "all"}, default None
         Nodes (disjoint from ``benders_nodes``) that keep their big-M rows and also get shattering user cuts
         at fractional points.
-    user_cuts : int, default 1
-        Cuts per node and separation call at the user-cut nodes.
+    user_cuts_per_node : int, default 1
+        User cuts (17) per node and separation call at the user-cut nodes.
+    initial_cuts, benders_cuts, user_cuts
+        Deprecated old names of the three counts above (renamed so that ``*_cuts`` names only on/off switches,
+        as elsewhere in odtlib); given, they warn (FutureWarning) and are used, until odtlib 0.3.
     cut_order : {"avoid_recent", "favour_recent"}, default "avoid_recent"
         How repeated separations pick other cuts (:mod:`odtlib.models.hyperplane.shattering`).
     routing_repair : bool, default True
@@ -156,7 +164,7 @@ class SOCT(HyperplaneTreeClassifier):
         On solvers without heuristic callbacks (HiGHS, GLPK) and with ``warm_start=True``: start from the better
         in (1a) of the paper's SVM tree and the routing repair's tree built from the data alone (not the
         paper's; ``PAPER_METHODS`` switch it off). ``warm_start_source_`` says which ("svm" or "repair").
-    solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
+    solver, time_limit, mip_gap, threads, random_state, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`). ``warm_start=True`` starts
         from the paper's SVM heuristic (:class:`~odtlib.models.SVMTreeClassifier`, Section 5); a given Tree
         (univariate or hyperplane) works too.
@@ -199,36 +207,39 @@ class SOCT(HyperplaneTreeClassifier):
     (1.0, [1, 0])
     """
 
-    _parameter_constraints = hyperplane_constraints(
-        initial_cuts=[Interval(numbers.Integral, 0, None, closed="left")],
+    _renamed_parameters = {**SEED_RENAMED, **CUT_COUNTS_RENAMED}
+    _parameter_constraints = with_old_names(hyperplane_constraints(
+        initial_cuts_per_node=[Interval(numbers.Integral, 0, None, closed="left")],
         benders_nodes=[StrOptions(set(NODE_SETS)), None],
-        benders_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
+        benders_cuts_per_node=[Interval(numbers.Integral, 1, None, closed="left")],
         user_cut_nodes=[StrOptions(set(NODE_SETS)), None],
-        user_cuts=[Interval(numbers.Integral, 1, None, closed="left")],
-        cut_order=[StrOptions(set(CUT_ORDERS))], routing_repair=["boolean"], repaired_start=["boolean"])
+        user_cuts_per_node=[Interval(numbers.Integral, 1, None, closed="left")],
+        cut_order=[StrOptions(set(CUT_ORDERS))], routing_repair=["boolean"], repaired_start=["boolean"]),
+        CUT_COUNTS_RENAMED)
 
     PAPER_METHODS = {   # Section 6's selected variants (the Pareto front of the tuning runs), the paper's start
         "SOCT-baseline": {"repaired_start": False},
-        "SOCT-init-1": {"initial_cuts": 1, "repaired_start": False},
-        "SOCT-init-5": {"initial_cuts": 5, "repaired_start": False},
-        "SOCT-benders-last-1": {"benders_nodes": "last", "benders_cuts": 1, "repaired_start": False},
-        "SOCT-benders-last-10": {"benders_nodes": "last", "benders_cuts": 10, "repaired_start": False},
+        "SOCT-init-1": {"initial_cuts_per_node": 1, "repaired_start": False},
+        "SOCT-init-5": {"initial_cuts_per_node": 5, "repaired_start": False},
+        "SOCT-benders-last-1": {"benders_nodes": "last", "benders_cuts_per_node": 1, "repaired_start": False},
+        "SOCT-benders-last-10": {"benders_nodes": "last", "benders_cuts_per_node": 10, "repaired_start": False},
     }
 
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
-                 epsilon: float = 0.005, initial_cuts: int = 0, benders_nodes: str | None = None,
-                 benders_cuts: int = 1, user_cut_nodes: str | None = None, user_cuts: int = 1,
+                 epsilon: float = 0.005, initial_cuts_per_node: int = 0, benders_nodes: str | None = None,
+                 benders_cuts_per_node: int = 1, user_cut_nodes: str | None = None, user_cuts_per_node: int = 1,
                  cut_order: str = "avoid_recent", routing_repair: bool = True, repaired_start: bool = True,
                  solver: str = "highs",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
-                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
+                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False,
+                 seed=DEPRECATED, initial_cuts=DEPRECATED, benders_cuts=DEPRECATED, user_cuts=DEPRECATED):
         store_parameters(self, locals())
 
     def _initial_tree(self, ctx):
         """The paper's warm start (Section 5): the best of the SVM heuristic's three trees, pruned to β."""
         if self.warm_start is True:
             return svm_split_tree(ctx.X, ctx.y, ctx.classes, self.depth, max_splits=self.max_splits,
-                                  random_state=self.seed)[0]
+                                  random_state=self._parameter("random_state"))[0]
         return super()._initial_tree(ctx)
 
     def _start_source(self) -> str:
@@ -254,16 +265,16 @@ class SOCT(HyperplaneTreeClassifier):
         model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
                             n_classes=ctx.n_classes, benders_nodes=benders)
         formulation = SOCTFormulation(ctx, model, cut_order=self.cut_order, **self._formulation_parameters())
-        if self.initial_cuts:
-            formulation.add_initial_cuts(self.initial_cuts)
+        if self._parameter("initial_cuts_per_node"):
+            formulation.add_initial_cuts(self._parameter("initial_cuts_per_node"))
         return formulation
 
     def _callbacks(self, ctx, formulation):
         lazy, cuts, heuristics = [], [], self._repair_heuristics(formulation)
         if self.benders_nodes is not None:
             lazy.append(formulation.shattering(ShatteringBendersCuts, node_set(self.benders_nodes, self.depth),
-                                               self.benders_cuts))
+                                               self._parameter("benders_cuts_per_node")))
         if self.user_cut_nodes is not None:
             cuts.append(formulation.shattering(ShatteringUserCuts, node_set(self.user_cut_nodes, self.depth),
-                                               self.user_cuts))
+                                               self._parameter("user_cuts_per_node")))
         return BranchAndCut(lazy=lazy, cuts=cuts, heuristics=heuristics) if lazy or cuts or heuristics else None

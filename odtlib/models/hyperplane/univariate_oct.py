@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import store_parameters
 from odtlib.models._tree_index import linear_sum, tree_model
 from odtlib.models.hyperplane._formulation import (
@@ -150,8 +151,8 @@ class UnivariateOCT(HyperplaneTreeClassifier):
 
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
                  solver: str = "highs", time_limit: float | None = None, mip_gap: float | None = None,
-                 threads: int = 1, seed: int = 0, warm_start=True, solver_options: dict | None = None,
-                 keep_model: bool = False, log: bool = False):
+                 threads: int = 1, random_state: int = 0, warm_start=True, solver_options: dict | None = None,
+                 keep_model: bool = False, log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _build(self, ctx):

@@ -335,12 +335,12 @@ def interior_points(X: np.ndarray, epsilon_prime: float = 0.0, n_jobs: int = 1) 
 # ---------------------------------------------------------------------------- Algorithm 1
 def leaf_boundaries(tree: Tree) -> dict[int, list[tuple[np.ndarray, float]]]:
     """For each leaf, the splits on its root-to-leaf path as hyperplanes (w, c) with ||w||_2 = 1 (w·x = c)."""
-    planes = {split: unit_plane(tree.nodes[split]) for split in tree.nodes if not isinstance(tree.nodes[split], Leaf)}
+    planes = {split: _unit_plane(tree.nodes[split]) for split in tree.nodes if not isinstance(tree.nodes[split], Leaf)}
     return {leaf: [planes[split] for split, _ in path if planes[split] is not None]
             for leaf, path in tree.leaf_paths()}
 
 
-def unit_plane(node) -> tuple[np.ndarray, float] | None:
+def _unit_plane(node) -> tuple[np.ndarray, float] | None:
     """A split as the hyperplane (w, c), ||w||_2 = 1, of its boundary w·x = c (None for a zero hyperplane)."""
     if isinstance(node, UnivariateSplit):
         w = np.zeros(node.feature + 1)

@@ -88,7 +88,7 @@ from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Hidden, Interval, StrOptions
 
-from odtlib.models._base import _list_names, warn_user
+from odtlib.models._base import DEPRECATED, _list_names, warn_user
 from odtlib.models._hyperplane import check_unit_interval, full_tree_routing, hyperplane_tree
 from odtlib.models._pipeline import (
     FitContext,
@@ -110,7 +110,6 @@ __all__ = ["SVM1ODT", "SVM1ODTFormulation", "OneLeafTreeWarning", "data_resoluti
 BIG_M = 1.0   # M of (1g), (1i): Theorem 2
 EPSILON_RANGE = (0.001, 0.01)   # epsilon=None: half the data's resolution, clipped to this range
 SLACK_PRICE = 2.0               # alpha1=None: alpha1 * epsilon, the most a row inside a margin costs in errors
-DEPRECATED = "deprecated"       # the default of the deprecated data-selection parameters (SVM1ODT._composition)
 SELECTOR_PARAMETERS, ITERATION_PARAMETERS = ("beta1", "beta2", "epsilon_prime"), ("epsilon_prime", "n_iterations")
 
 
@@ -310,16 +309,17 @@ class SVM1ODTFormulation(Formulation):
       against CART's, CART first on ties); ``start_source`` names the start tree's source.
     * :meth:`decode`: hyperplane (and category) splits that route the training points as the solved e_il
       ("Points on a hyperplane" in the module docstring), leaf labels round(u_l); a tree of one leaf on rows
-      CART's tree of the same depth (``seed``) splits warns (:class:`OneLeafTreeWarning`).
+      CART's tree of the same depth (``random_state``) splits warns (:class:`OneLeafTreeWarning`).
     * :meth:`restate`: no bound instead of (1a)'s trivial LP bound 0, and the decoded tree's own (1a) as the
       objective when the model routed rows against their hyperplane value.
     * :meth:`stats`: ``alpha1_``, ``epsilon_``, ``warm_start_source_``.
     """
 
     def __init__(self, ctx: SVM1ODTContext, model: pyo.ConcreteModel, *, start_source: str | None = None,
-                 rival_starts: dict[str, Tree] | None = None, seed: int = 0):
+                 rival_starts: dict[str, Tree] | None = None, random_state: int = 0):
         super().__init__(ctx, model)
-        self.start_source, self.rival_starts, self.seed = start_source, dict(rival_starts or {}), seed
+        self.start_source, self.rival_starts = start_source, dict(rival_starts or {})
+        self.random_state = random_state
         self.tree_objective: float | None = None     # (1a) of the decoded tree, when it differs from the model's
         self._tree: Tree | None = None                # the decoded tree (decode runs once)
 
@@ -473,7 +473,7 @@ class SVM1ODTFormulation(Formulation):
         ctx = self.ctx
         if len(np.unique(tree.predict(ctx.X).astype(str))) > 1:
             return
-        cart = DecisionTreeClassifier(max_depth=ctx.depth, random_state=self.seed).fit(ctx.X, ctx.y,
+        cart = DecisionTreeClassifier(max_depth=ctx.depth, random_state=self.random_state).fit(ctx.X, ctx.y,
                                                                                        ctx.sample_weight)
         if len(np.unique(cart.predict(ctx.X))) < 2:
             return
@@ -516,7 +516,7 @@ class SVM1ODT(MIPTreeClassifier):
         epsilon_prime=...))`` or ``IterativeTraining(SVM1ODT(...), n_iterations=..., epsilon_prime=...)``
         (:mod:`odtlib.models.svm1odt.selected`). Given, they warn (FutureWarning) and fit through that class
         (the same rows and tree), recording ``selected_rows_`` and ``selection_`` here.
-    solver, time_limit, mip_gap, threads, seed, warm_start, solver_options, keep_model, log
+    solver, time_limit, mip_gap, threads, random_state, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`); ``warm_start="best"`` (the
         default) starts from the better in (1a) of the CART and SVM trees (CART's alone with categorical
         features; under data selection, CART's tree on all rows, as the paper: :meth:`for_selected_rows`);
@@ -586,8 +586,8 @@ class SVM1ODT(MIPTreeClassifier):
                  pigeonhole_cut: bool = True, data_selection: str | None = None, beta1=DEPRECATED,
                  beta2=DEPRECATED, epsilon_prime=DEPRECATED, n_iterations=DEPRECATED,
                  solver: str = "highs", time_limit: float | None = None,
-                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start="best",
-                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 mip_gap: float | None = None, threads: int = 1, random_state: int = 0, warm_start="best",
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def fit(self, X, y, sample_weight=None) -> SVM1ODT:
@@ -652,11 +652,11 @@ class SVM1ODT(MIPTreeClassifier):
         cleared = {name: DEPRECATED for name in self._selection_parameters()}
         estimator = clone(self).set_params(data_selection=None, **cleared)
         if self.data_selection == "iterative":
-            return IterativeTraining(estimator, random_state=self.seed,
+            return IterativeTraining(estimator, random_state=self._parameter("random_state"),
                                      **self._selection_parameters(ITERATION_PARAMETERS))
         selector = LPDataSelector(depth=self.depth, method=self.data_selection,
                                   **self._selection_parameters(SELECTOR_PARAMETERS))
-        return DataSelectedClassifier(estimator, selector, random_state=self.seed)
+        return DataSelectedClassifier(estimator, selector, random_state=self._parameter("random_state"))
 
     def _warn_if_selection_parameters(self) -> None:
         """The FutureWarning of the deprecated data-selection parameters, naming the call that replaces them."""
@@ -702,7 +702,7 @@ class SVM1ODT(MIPTreeClassifier):
         if self.warm_start == "svm":
             return self._svm_tree(ctx)
         if self.warm_start == "best":
-            return cart_start(ctx, self.seed)
+            return cart_start(ctx, self._parameter("random_state"))
         return super()._initial_tree(ctx)
 
     def _start_source(self) -> str | None:
@@ -715,7 +715,7 @@ class SVM1ODT(MIPTreeClassifier):
 
     def _svm_tree(self, ctx) -> Tree:
         """Paper 002's SVM-split tree of the same depth on the fit's rows (:func:`svm_split_tree`)."""
-        return svm_split_tree(ctx.X, ctx.y, ctx.classes, self.depth, random_state=self.seed)[0]
+        return svm_split_tree(ctx.X, ctx.y, ctx.classes, self.depth, random_state=self._parameter("random_state"))[0]
 
     def _context(self, X, y) -> SVM1ODTContext:
         names = self._column_names(X.shape[1])
@@ -786,7 +786,8 @@ class SVM1ODT(MIPTreeClassifier):
                             n_classes=ctx.n_classes, leaf_capacity_cuts=self.leaf_capacity_cuts,
                             class_coverage_cuts=self.class_coverage_cuts, pigeonhole_cut=self.pigeonhole_cut)
         rivals = {"svm": self._svm_tree(ctx)} if self.warm_start == "best" and not ctx.categorical else {}
-        return SVM1ODTFormulation(ctx, model, start_source=self._start_source(), rival_starts=rivals, seed=self.seed)
+        return SVM1ODTFormulation(ctx, model, start_source=self._start_source(), rival_starts=rivals,
+                                  random_state=self._parameter("random_state"))
 
 
 def _codes_recipe(columns: list[str]) -> str:

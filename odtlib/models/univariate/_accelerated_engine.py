@@ -86,7 +86,8 @@ class AcceleratedEngine:
         lam = float(self.split_penalty)
         inner = RegularizedBendOCT(
             depth=self.depth, leaf_penalty=leaf_penalty_for(lam, len(y)), solver=self.solver,
-            time_limit=self.time_limit, mip_gap=self.mip_gap, threads=self.threads, seed=self.seed,
+            time_limit=self.time_limit, mip_gap=self.mip_gap, threads=self.threads,
+            random_state=self._parameter("random_state"),
             warm_start=self.warm_start, solver_options=self.solver_options, keep_model=self.keep_model, log=self.log)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotProvedOptimalWarning)   # re-issued below on paper 001's scale

@@ -37,6 +37,7 @@ from odtlib.models.univariate._flow_tree import (
     linear_sum,
     regularised_objective,
 )
+from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import FitContext, PluginNeed, PointWeightsFit, store_parameters
 from odtlib.models._tree_index import tree_model
 from odtlib.models.univariate.benders_cuts import MinCutBendersCuts
@@ -74,7 +75,7 @@ class BendersOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
 
     Parameters
     ----------
-    depth, split_penalty, time_limit, mip_gap, threads, seed, log, warm_start
+    depth, split_penalty, time_limit, mip_gap, threads, random_state, log, warm_start
         As for :class:`~odtlib.models.FlowOCT`.
     valid_inequalities, solver_options, keep_model
         As for :class:`~odtlib.models.FlowOCT`.
@@ -130,10 +131,10 @@ class BendersOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
     _parameter_constraints = flow_constraints(fractional_benders_cuts=["boolean"], **ENGINE_CONSTRAINT)
 
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "scip",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
                  warm_start=True, fractional_benders_cuts: bool = False, engine: str = "formulation",
                  class_weight=None, solver_options: dict | None = None, keep_model: bool = False,
-                 log: bool = False):
+                 log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):

@@ -31,6 +31,7 @@ from pyomo.common.collections import ComponentMap
 
 from odtlib.models.univariate._flow_model import FlowModelClassifier
 from odtlib.models.univariate._flow_tree import classify_points
+from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import PointWeightsFit, class_weight_constraint, common_constraints, store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, linear_sum, tree_model
 
@@ -125,7 +126,7 @@ class BinOCT(PointWeightsFit, FlowModelClassifier):
 
     Parameters
     ----------
-    depth, solver, time_limit, mip_gap, threads, seed, log, warm_start, class_weight, solver_options, keep_model
+    depth, solver, time_limit, mip_gap, threads, random_state, log, warm_start, class_weight, solver_options, keep_model
         As for :class:`~odtlib.models.FlowOCT` (which also has ``split_penalty`` and ``valid_inequalities``);
         ``class_weight`` and ``fit``'s ``sample_weight`` weight the error counts e[m, k] (module docstring).
 
@@ -160,9 +161,9 @@ class BinOCT(PointWeightsFit, FlowModelClassifier):
     _parameter_constraints = {**common_constraints(), **class_weight_constraint()}
 
     def __init__(self, *, depth: int = 2, solver: str = "highs", time_limit: float | None = None,
-                 mip_gap: float | None = None, threads: int = 1, seed: int = 0, warm_start=True,
+                 mip_gap: float | None = None, threads: int = 1, random_state: int = 0, warm_start=True,
                  class_weight=None, solver_options: dict | None = None, keep_model: bool = False,
-                 log: bool = False):
+                 log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):

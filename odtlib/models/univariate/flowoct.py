@@ -37,6 +37,7 @@ from odtlib.models.univariate._flow_tree import (
     linear_sum,
     regularised_objective,
 )
+from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import FitContext, PluginNeed, PointWeightsFit, store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, tree_model
 from odtlib.solvers import BranchAndCut, CutFamily, LinearRow
@@ -193,7 +194,7 @@ class FlowOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
     mip_gap : float or None, default None
         Relative gap at which the solver may stop; None means "exact": the absolute gap is set below the
         objective's granularity (:func:`odtlib.models._pipeline.objective_step`).
-    threads, seed, log
+    threads, random_state, log
         Passed to :func:`odtlib.solvers.solve`.
     warm_start : bool or Tree, default True
         Start from a CART tree of the same depth (True), from a given univariate tree, or from nothing.
@@ -252,10 +253,10 @@ class FlowOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
     _parameter_constraints = flow_constraints(valid_inequalities=["boolean"], **ENGINE_CONSTRAINT)
 
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
                  warm_start=True, valid_inequalities: bool = False, engine: str = "formulation",
                  class_weight=None, solver_options: dict | None = None, keep_model: bool = False,
-                 log: bool = False):
+                 log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):

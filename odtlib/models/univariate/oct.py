@@ -33,6 +33,7 @@ from pyomo.common.collections import ComponentMap
 
 from odtlib.models.univariate._flow_model import FlowModelClassifier, flow_constraints
 from odtlib.models.univariate._flow_tree import check_split_penalty, classify_points
+from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import PointWeightsFit, store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, linear_sum, tree_model
 
@@ -132,7 +133,7 @@ class OCT(PointWeightsFit, FlowModelClassifier):
 
     Parameters
     ----------
-    depth, split_penalty, solver, time_limit, mip_gap, threads, seed, log
+    depth, split_penalty, solver, time_limit, mip_gap, threads, random_state, log
         As for :class:`~odtlib.models.FlowOCT`.
     warm_start, class_weight, solver_options, keep_model
         As for :class:`~odtlib.models.FlowOCT`; ``class_weight`` and ``fit``'s ``sample_weight`` weight the
@@ -169,9 +170,9 @@ class OCT(PointWeightsFit, FlowModelClassifier):
     _parameter_constraints = flow_constraints()
 
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
                  warm_start=True, class_weight=None, solver_options: dict | None = None, keep_model: bool = False,
-                 log: bool = False):
+                 log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):

@@ -24,6 +24,7 @@ import pyomo.environ as pyo
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlib.models.univariate._flow_tree import add_branch_and_predict_variables
+from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import PluginNeed, store_parameters
 from odtlib.models.univariate._regularized import RegularizedContext, RegularizedTreeClassifier, regularized_constraints
 from odtlib.models.univariate._sparse_tree import (
@@ -161,7 +162,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         tree (at nodes whose paths the root LP does not fix) and in-search polishing (``polishing`` then
         only polishes the warm start). Each loss is announced by a SolverCapabilityWarning
         (:func:`odtlib.solvers.capabilities`). Expect them to be much slower.
-    time_limit, mip_gap, threads, seed, log
+    time_limit, mip_gap, threads, random_state, log
         Passed to :func:`odtlib.solvers.solve`; ``mip_gap=None`` proves the exact optimum.
     warm_start : bool or Tree, default True
         CART (Gini) pruned with ccp_alpha = λ, or a given tree; polished first when ``polishing``.
@@ -296,13 +297,13 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         max_memory=[Interval(numbers.Real, 0, None, closed="neither"), None])
 
     def __init__(self, *, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "scip",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
                  warm_start=True, strengthened_benders_cuts: bool = False, polishing: bool = True,
                  eqp: str | None = "auto", eqp_disaggregated: bool = True, eqp_group_selection: bool = True,
                  eqp_max_split: int = 2, path_bound_cuts: bool = True, path_bound_negative_samples: bool = True,
                  path_bound_structure: bool = True, path_bound_height: int = 3, top_down_branching: bool = True,
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False,
-                 max_memory: float | None = None):
+                 max_memory: float | None = None, seed=DEPRECATED):
         store_parameters(self, locals())
 
     # ------------------------------------------------------------------ what runs where

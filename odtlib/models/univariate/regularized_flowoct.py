@@ -28,6 +28,7 @@ from odtlib.models.univariate._sparse_tree import (
     add_one_leaf_per_path,
     check_leaf_penalty,
 )
+from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import store_parameters
 from odtlib.models._tree_index import as_binary, tree_model
 from odtlib.models.univariate.flowoct import (
@@ -78,7 +79,7 @@ class RegularizedFlowOCT(RegularizedTreeClassifier):
         λ of (1): the training accuracy an extra leaf must gain.
     solver : str, default "highs"
         Any solver of :func:`odtlib.solvers.solve`.
-    time_limit, mip_gap, threads, seed, log
+    time_limit, mip_gap, threads, random_state, log
         Passed to :func:`odtlib.solvers.solve`; ``mip_gap=None`` proves the exact optimum (absolute gap
         below the objective's granularity, see :meth:`RegularizedTreeClassifier._objective_step`).
     warm_start : bool or Tree, default True
@@ -114,8 +115,9 @@ class RegularizedFlowOCT(RegularizedTreeClassifier):
     _parameter_constraints = regularized_constraints()
 
     def __init__(self, *, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "highs",
-                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, seed: int = 0,
-                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False):
+                 time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
+                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False,
+                 seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):
