@@ -343,17 +343,23 @@ class MIPTreeClassifier(ODTClassifier):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ the pipeline
+    def _hooks(self):
+        """The object whose hooks this fit runs (``_context`` ... ``_callbacks`` and ``_solve``): the estimator, or
+        an adapter made per fit that supplies another formulation's hooks (FlowOCT's ``engine="accelerated"``)."""
+        return self
+
     def _fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
              ) -> tuple[Tree, SolveResult]:
-        ctx = self._context(X, y)
+        hooks = self._hooks()
+        ctx = hooks._context(X, y)
         ctx.sample_weight = self._point_weights(y, sample_weight)
-        self._refuse_too_large(ctx)
-        self._check_solver_can_run(ctx)
-        formulation = self._formulation(ctx)
-        tree = self._initial_tree(ctx)
+        self._refuse_too_large(hooks._size_terms(ctx))
+        self._check_solver_can_run(hooks._plugin_needs(ctx))
+        formulation = self._formulation(hooks, ctx)
+        tree = hooks._initial_tree(ctx)
         start = formulation.start_values(tree) if tree is not None else None
         hooks_take = formulation.model if isinstance(formulation, _HookFormulation) else formulation  # transitional
-        result = self._solve(ctx, formulation.model, start, self._callbacks(ctx, hooks_take))
+        result = hooks._solve(ctx, formulation.model, start, hooks._callbacks(ctx, hooks_take))
         if not result.has_solution:
             raise RuntimeError(f"{type(self).__name__}: the solver returned no tree (status {result.status!r}: "
                                f"{result.message}){self._start_note(start, result)}; {self._no_tree_hint()}")
@@ -368,9 +374,9 @@ class MIPTreeClassifier(ODTClassifier):
             del self.model_
         return tree, result
 
-    def _formulation(self, ctx: FitContext) -> Formulation:
-        built = self._build(ctx)
-        return built if isinstance(built, Formulation) else _HookFormulation(self, ctx, built)
+    def _formulation(self, hooks, ctx: FitContext) -> Formulation:
+        built = hooks._build(ctx)
+        return built if isinstance(built, Formulation) else _HookFormulation(hooks, ctx, built)
 
     def _solve(self, ctx: FitContext, model, start, callbacks) -> SolveResult:
         step = weighted_objective_step(self._objective_step(ctx), ctx.sample_weight)
@@ -409,8 +415,7 @@ class MIPTreeClassifier(ODTClassifier):
         warn_user(f"{type(self).__name__}: the tree is not proved optimal ({why}):{origin} objective "
                   f"{result.objective:.6g}, bound {_fmt(result.bound)}, gap {gap}", NotProvedOptimalWarning)
 
-    def _refuse_too_large(self, ctx: FitContext) -> None:
-        terms = self._size_terms(ctx)
+    def _refuse_too_large(self, terms: dict[str, int]) -> None:
         total = sum(terms.values())
         if total <= self.max_variables:
             return
@@ -420,9 +425,8 @@ class MIPTreeClassifier(ODTClassifier):
             f"{self.max_variables:,} ({type(self).__name__}.max_variables); the largest part is {largest}. "
             f"Lower depth, fit on fewer rows, or use a decomposition (BendersOCT, RegularizedBendOCT)")
 
-    def _check_solver_can_run(self, ctx: FitContext) -> None:
+    def _check_solver_can_run(self, needs: list[PluginNeed]) -> None:
         """Apply the capability policy of :mod:`odtlib.solvers.capabilities` to the switches that are on."""
-        needs = self._plugin_needs(ctx)
         if not needs:
             return
         caps = capabilities(self.solver)
