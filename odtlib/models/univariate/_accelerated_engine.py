@@ -41,8 +41,9 @@ __all__ = ["AcceleratedEngine", "AcceleratedHooks", "Paper001Scale", "OwnEngine"
 
 ENGINES = ("formulation", "accelerated")
 ENGINE_CONSTRAINT = {"engine": [StrOptions(set(ENGINES))]}
+# the estimator's parameters that paper 003's hooks and solve read (keep_model and the warnings stay the estimator's)
 _SHARED_PARAMETERS = ("depth", "solver", "time_limit", "mip_gap", "threads", "seed", "warm_start", "solver_options",
-                      "keep_model", "log")
+                      "log")
 
 
 def leaf_penalty_for(split_penalty: float, n_samples: int) -> float:
