@@ -310,8 +310,9 @@ def test_cart_start_is_feasible_and_scores_like_cart(cls, depth):
     est = cls(depth=depth)
     est.classes_ = np.unique(y)
     ctx = est._context(X.astype(float), y)
-    model = est._build(ctx)
-    start = est._start_values(ctx, model, est._initial_tree(ctx))
+    formulation = est._build(ctx)
+    model = formulation.model
+    start = formulation.start_values(est._initial_tree(ctx))
     assert len(start) == sum(1 for v in model.component_data_objects(pyo.Var))   # every variable set
     assert violated_constraints(model, start) == []
     cart_correct = int((DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y).predict(X) == y).sum())

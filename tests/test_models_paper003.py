@@ -30,7 +30,7 @@ from odtlib.models.univariate._sparse_tree import SparseTree
 from odtlib.models.univariate.accel import EQPInequalities, PathBoundCuts, SolutionPolishing, find_eqp_sets
 from odtlib.models.univariate.accel.d2s import Depth2Solver, solve_depth2
 from odtlib.models.univariate._regularized import RegularizedContext
-from odtlib.models.univariate.regularized_bendoct import branch_and_cut, build_model
+from odtlib.models.univariate.regularized_bendoct import BendOCTMaster, branch_and_cut, build_model
 from odtlib.solvers import solve
 
 # the paper's plain BendOCT from the estimator's registry, here also without its CART warm start (the
@@ -477,7 +477,7 @@ def test_polishing_never_worsens_and_is_optimal_at_depth2():
     X, y = instance(101, n_rows=40, n_features=5, n_classes=2)
     lam = 0.01
     model = build_model(X, y, depth=3, leaf_penalty=lam)
-    polisher = SolutionPolishing(RegularizedContext.of(X, y, depth=3, leaf_penalty=lam), model, lambda t: {})
+    polisher = SolutionPolishing(BendOCTMaster(RegularizedContext.of(X, y, depth=3, leaf_penalty=lam), model))
     rng = np.random.default_rng(1)
     for _ in range(20):
         tree = _random_sparse_tree(rng, depth=3, n_features=5, n_classes=2)
@@ -485,7 +485,7 @@ def test_polishing_never_worsens_and_is_optimal_at_depth2():
         assert polished.objective(X, y, lam) >= tree.objective(X, y, lam) - 1e-12
         assert max(polished.heights().values()) <= 3
     model2 = build_model(X, y, depth=2, leaf_penalty=lam)
-    at_depth2 = SolutionPolishing(RegularizedContext.of(X, y, depth=2, leaf_penalty=lam), model2, lambda t: {})
+    at_depth2 = SolutionPolishing(BendOCTMaster(RegularizedContext.of(X, y, depth=2, leaf_penalty=lam), model2))
     polished = at_depth2.polish(_random_sparse_tree(rng, depth=2, n_features=5, n_classes=2))
     assert polished.objective(X, y, lam) == pytest.approx(oracle_value(X, y, 2, lam), abs=1e-12)
 

@@ -5,6 +5,8 @@
 
     validate X, y and the parameters                    (ODTClassifier.fit)
     encode labels as 0..K-1                             (ODTClassifier.fit)
+    hooks = _hooks()                                    the estimator itself, or an adapter made per fit
+                                                        (FlowOCT's engine="accelerated": paper 003's hooks)
     ctx = _context(X, y)                                per-fit data and objects, passed to every hook
                                                         (ctx.sample_weight: the points' weights, from fit's
                                                         sample_weight and class_weight, _point_weights)
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from typing import ClassVar
@@ -73,7 +75,6 @@ class FitContext:
     y: np.ndarray
     classes: np.ndarray
     depth: int | None = None
-    notes: dict = field(default_factory=dict)   # extra fitted attributes a hook wants to report
     sample_weight: np.ndarray | None = None     # weight of each point (None: all 1), when fit takes weights
 
     @classmethod
@@ -301,7 +302,9 @@ class MIPTreeClassifier(ODTClassifier):
         """The switches that are on and need solver plug-ins (default: none)."""
         return []
 
-    def _build(self, ctx: FitContext) -> pyo.ConcreteModel:
+    def _build(self, ctx: FitContext) -> Formulation:
+        """The model of the paper's equations as the family's :class:`Formulation` (with its start values and
+        decoding)."""
         raise NotImplementedError
 
     def _initial_tree(self, ctx: FitContext) -> Tree | None:
@@ -316,10 +319,6 @@ class MIPTreeClassifier(ODTClassifier):
     def _cart_ccp_alpha(self) -> float:
         """Cost-complexity pruning of the CART warm start (0: unpruned)."""
         return 0.0
-
-    def _start_values(self, ctx: FitContext, model: pyo.ConcreteModel, tree: Tree):
-        """Values of the model's variables for ``tree`` (a ComponentMap)."""
-        raise NotImplementedError
 
     def _callbacks(self, ctx: FitContext, formulation: Formulation):
         """The plug-ins of this solve as one Callbacks object (solvers.BranchAndCut), or None. Plug-ins that
@@ -340,28 +339,30 @@ class MIPTreeClassifier(ODTClassifier):
         """Solver parameters that suit the formulation's search on ``self.solver`` (solvers.solver_tuning)."""
         return {}
 
-    def _decode(self, ctx: FitContext, model: pyo.ConcreteModel) -> Tree:
-        raise NotImplementedError
-
     # ------------------------------------------------------------------ the pipeline
+    def _hooks(self):
+        """The object whose hooks this fit runs (``_context`` ... ``_callbacks`` and ``_solve``): the estimator, or
+        an adapter made per fit that supplies another formulation's hooks (FlowOCT's ``engine="accelerated"``)."""
+        return self
+
     def _fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
              ) -> tuple[Tree, SolveResult]:
-        ctx = self._context(X, y)
+        hooks = self._hooks()
+        ctx = hooks._context(X, y)
         ctx.sample_weight = self._point_weights(y, sample_weight)
-        self._refuse_too_large(ctx)
-        self._check_solver_can_run(ctx)
-        formulation = self._formulation(ctx)
-        tree = self._initial_tree(ctx)
+        self._refuse_too_large(hooks._size_terms(ctx))
+        self._check_solver_can_run(hooks._plugin_needs(ctx))
+        formulation = self._formulation(hooks, ctx)
+        tree = hooks._initial_tree(ctx)
         start = formulation.start_values(tree) if tree is not None else None
-        hooks_take = formulation.model if isinstance(formulation, _HookFormulation) else formulation  # transitional
-        result = self._solve(ctx, formulation.model, start, self._callbacks(ctx, hooks_take))
+        result = hooks._solve(ctx, formulation.model, start, hooks._callbacks(ctx, formulation))
         if not result.has_solution:
             raise RuntimeError(f"{type(self).__name__}: the solver returned no tree (status {result.status!r}: "
                                f"{result.message}){self._start_note(start, result)}; {self._no_tree_hint()}")
         result = formulation.restate(result)
         tree = formulation.decode()
         self._warn_if_not_proved(result)
-        for name, value in {**ctx.notes, **formulation.stats()}.items():
+        for name, value in formulation.stats().items():
             setattr(self, name, value)
         if self.keep_model:
             self.model_ = formulation.model
@@ -369,9 +370,12 @@ class MIPTreeClassifier(ODTClassifier):
             del self.model_
         return tree, result
 
-    def _formulation(self, ctx: FitContext) -> Formulation:
-        built = self._build(ctx)
-        return built if isinstance(built, Formulation) else _HookFormulation(self, ctx, built)
+    def _formulation(self, hooks, ctx: FitContext) -> Formulation:
+        formulation = hooks._build(ctx)
+        if not isinstance(formulation, Formulation):
+            raise TypeError(f"{type(hooks).__name__}._build must return a Formulation (the model with its "
+                            f"start_values and decode), got {type(formulation).__name__}")
+        return formulation
 
     def _solve(self, ctx: FitContext, model, start, callbacks) -> SolveResult:
         step = weighted_objective_step(self._objective_step(ctx), ctx.sample_weight)
@@ -411,8 +415,7 @@ class MIPTreeClassifier(ODTClassifier):
         warn_user(f"{type(self).__name__}: the tree is not proved optimal ({why}):{origin} objective "
                   f"{result.objective:.6g}, bound {_fmt(result.bound)}, gap {gap}", NotProvedOptimalWarning)
 
-    def _refuse_too_large(self, ctx: FitContext) -> None:
-        terms = self._size_terms(ctx)
+    def _refuse_too_large(self, terms: dict[str, int]) -> None:
         total = sum(terms.values())
         if total <= self.max_variables:
             return
@@ -422,9 +425,8 @@ class MIPTreeClassifier(ODTClassifier):
             f"{self.max_variables:,} ({type(self).__name__}.max_variables); the largest part is {largest}. "
             f"Lower depth, fit on fewer rows, or use a decomposition (BendersOCT, RegularizedBendOCT)")
 
-    def _check_solver_can_run(self, ctx: FitContext) -> None:
+    def _check_solver_can_run(self, needs: list[PluginNeed]) -> None:
         """Apply the capability policy of :mod:`odtlib.solvers.capabilities` to the switches that are on."""
-        needs = self._plugin_needs(ctx)
         if not needs:
             return
         caps = capabilities(self.solver)
@@ -443,20 +445,6 @@ class MIPTreeClassifier(ODTClassifier):
     def _solver_tuning(self, strategy: str) -> dict:
         """Shortcut for :func:`odtlib.solvers.solver_tuning` on this estimator's solver."""
         return solver_tuning(self.solver, strategy)
-
-
-class _HookFormulation(Formulation):
-    """Transitional: a formulation whose ``_build`` still returns a bare model, with its estimator's hooks."""
-
-    def __init__(self, estimator, ctx, model):
-        super().__init__(ctx, model)
-        self.estimator = estimator
-
-    def start_values(self, tree):
-        return self.estimator._start_values(self.ctx, self.model, tree)
-
-    def decode(self):
-        return self.estimator._decode(self.ctx, self.model)
 
 
 def round_bound(result: SolveResult, step: float | None, maximize: bool) -> SolveResult:

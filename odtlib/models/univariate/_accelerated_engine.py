@@ -15,30 +15,35 @@ problems have the same optimal trees, and an objective or bound of one converts 
 map (:func:`paper001_value`). ``tests/test_models_paper001.py`` checks it on the paper's datasets against
 the formulations, STreeD and the exhaustive search.
 
-:class:`AcceleratedEngine` is the switch: with ``engine="accelerated"`` the estimator's fit runs
-:class:`~odtlib.models.RegularizedBendOCT` (all of paper 003's accelerations, its defaults) with λ' and the
-estimator's solver, limits and warm start, and reports ``solve_result_`` on paper 001's scale, with
-``solve_result_.extra["engine"]`` saying which engine ran.
+The switch is an adapter, not a second fit: with ``engine="accelerated"`` the estimator's ``_hooks()`` is an
+:class:`AcceleratedHooks` made for the fit, and the one pipeline of :mod:`odtlib.models._pipeline` runs on it. It
+supplies the hooks of :class:`~odtlib.models.RegularizedBendOCT` (paper 003's master with all its accelerations,
+its defaults) at λ', with the estimator's solver, limits and warm start; its formulation (:class:`Paper001Scale`)
+restates ``solve_result_`` on the scale of (1.1), with ``solve_result_.extra["engine"]`` saying which engine ran.
+With ``engine="formulation"`` the hooks are the estimator's own and its formulation (:class:`OwnEngine`) says so.
 
 The accelerated engine counts every point once: a fit with point weights (``sample_weight`` or ``class_weight``,
 other than all 1) is refused with ``engine="accelerated"``, naming ``engine="formulation"``, which weights them.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from odtlib.models._pipeline import NotProvedOptimalWarning, objective_step, round_bound
+from odtlib.models._pipeline import Formulation, objective_step, round_bound
+from odtlib.models.univariate.regularized_bendoct import RegularizedBendOCT
 from odtlib.solvers import SolveResult
 from odtlib.solvers.result import relative_gap
 from odtlib.tree import Tree
 
-__all__ = ["AcceleratedEngine", "ENGINES", "leaf_penalty_for", "paper001_value"]
+__all__ = ["AcceleratedEngine", "AcceleratedHooks", "Paper001Scale", "OwnEngine", "ENGINES", "leaf_penalty_for",
+           "paper001_value"]
 
 ENGINES = ("formulation", "accelerated")
 ENGINE_CONSTRAINT = {"engine": [StrOptions(set(ENGINES))]}
+# the estimator's parameters that paper 003's hooks and solve read (keep_model and the warnings stay the estimator's)
+_SHARED_PARAMETERS = ("depth", "solver", "time_limit", "mip_gap", "threads", "random_state", "warm_start",
+                      "solver_options", "log")
 
 
 def leaf_penalty_for(split_penalty: float, n_samples: int) -> float:
@@ -59,51 +64,102 @@ def paper001_value(value: float | None, split_penalty: float, n_samples: int) ->
 
 
 class AcceleratedEngine:
-    """Mixin of FlowOCT and BendersOCT: ``engine="accelerated"`` fits through RegularizedBendOCT (module doc)."""
+    """Mixin of FlowOCT and BendersOCT (listed first among the bases): the hooks of a fit, the estimator's own or
+    paper 003's (``engine="accelerated"``, module docstring), and the refusal of point weights by the latter."""
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
-             ) -> tuple[Tree, SolveResult]:
+    def _hooks(self):
         if self.engine == "formulation":
-            tree, result = super()._fit(X, y, sample_weight)
-            result.extra["engine"] = "formulation"
-            return tree, result
-        self._refuse_weights(self._point_weights(y, sample_weight))
-        return self._fit_accelerated(X, y)
+            return self
+        return AcceleratedHooks(self.split_penalty, self.classes_,
+                                **{name: self._parameter(name) for name in _SHARED_PARAMETERS})
 
-    def _refuse_weights(self, weights: np.ndarray | None) -> None:
+    def _point_weights(self, y: np.ndarray, sample_weight: np.ndarray | None) -> np.ndarray | None:
         """Paper 003's engine (its EQP sets, D2S bounds, path-bound and Benders cuts, polishing) counts points
         unweighted here: refuse weights other than all 1 rather than ignore them."""
-        if weights is not None and not np.all(weights == 1):
+        weights = super()._point_weights(y, sample_weight)
+        if self.engine == "accelerated" and weights is not None and not np.all(weights == 1):
             raise ValueError(f"{type(self).__name__}(engine='accelerated') does not take sample_weight or "
                              "class_weight (paper 003's engine counts every point once); use "
                              "engine='formulation' for a weighted fit")
+        return weights
 
-    def _fit_accelerated(self, X: np.ndarray, y: np.ndarray) -> tuple[Tree, SolveResult]:
-        """Solve at λ' on RegularizedBendOCT; report the tree's objective (1.1), counted exactly, and the bound
-        converted to (1.1) and rounded to its step."""
-        from odtlib.models.univariate.regularized_bendoct import RegularizedBendOCT
 
-        lam = float(self.split_penalty)
-        inner = RegularizedBendOCT(
-            depth=self.depth, leaf_penalty=leaf_penalty_for(lam, len(y)), solver=self.solver,
-            time_limit=self.time_limit, mip_gap=self.mip_gap, threads=self.threads,
-            random_state=self._parameter("random_state"),
-            warm_start=self.warm_start, solver_options=self.solver_options, keep_model=self.keep_model, log=self.log)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvedOptimalWarning)   # re-issued below on paper 001's scale
-            inner.fit(X, self.classes_[y])
-        result = inner.solve_result_
-        result.extra.update(engine="accelerated", leaf_penalty=inner.leaf_penalty,
+class AcceleratedHooks:
+    """The hooks of one ``engine="accelerated"`` fit of a paper-001 estimator with split penalty λ.
+
+    They are those of a :class:`~odtlib.models.RegularizedBendOCT` configured at ``_context`` (when N is known)
+    with λ' = λ/((1-λ)·N) and ``params`` (the estimator's solver, limits, warm start, ...), whose own fit never
+    runs: its context, model sizes, plug-in needs, initial tree, callbacks and solve (objective step and solver
+    tuning of paper 003's master). Its formulation is wrapped in :class:`Paper001Scale`.
+    """
+
+    def __init__(self, split_penalty: float, classes: np.ndarray, **params):
+        self.split_penalty = split_penalty
+        self.classes = classes
+        self.params = params
+        self.master: RegularizedBendOCT | None = None
+
+    def _context(self, X: np.ndarray, y: np.ndarray):
+        self.master = RegularizedBendOCT(leaf_penalty=leaf_penalty_for(self.split_penalty, len(y)), **self.params)
+        self.master.classes_ = self.classes
+        return self.master._context(X, y)
+
+    def _size_terms(self, ctx):
+        return self.master._size_terms(ctx)
+
+    def _plugin_needs(self, ctx):
+        return self.master._plugin_needs(ctx)
+
+    def _build(self, ctx):
+        return Paper001Scale(self.master._build(ctx), self.split_penalty)
+
+    def _initial_tree(self, ctx):
+        return self.master._initial_tree(ctx)
+
+    def _callbacks(self, ctx, formulation):
+        return self.master._callbacks(ctx, formulation.master)
+
+    def _solve(self, ctx, model, start, callbacks) -> SolveResult:
+        return self.master._solve(ctx, model, start, callbacks)
+
+
+class Paper001Scale(Formulation):
+    """Paper 003's master formulation ``master`` at λ', with the result restated on paper 001's (1.1) at λ.
+
+    Its ``stats()`` are none: paper 003's fitted attributes (``warm_start_objective_``, ...) are not the
+    estimator's; the plug-ins' statistics are in ``solve_result_.extra["plugins"]``.
+    """
+
+    def __init__(self, master: Formulation, split_penalty: float):
+        super().__init__(master.ctx, master.model)
+        self.master = master
+        self.split_penalty = split_penalty
+
+    def start_values(self, tree: Tree):
+        return self.master.start_values(tree)
+
+    def decode(self) -> Tree:
+        return self.master.decode()
+
+    def restate(self, result: SolveResult) -> SolveResult:
+        """The tree's objective (1.1), counted exactly, and the bound converted to (1.1) and rounded to its step;
+        the values on paper 003's scale stay in ``extra`` (``accelerated_objective``, ``accelerated_bound``)."""
+        result = self.master.restate(result)
+        lam, ctx = self.split_penalty, self.ctx
+        result.extra.update(engine="accelerated", leaf_penalty=ctx.leaf_penalty,
                             accelerated_objective=result.objective, accelerated_bound=result.bound)
-        correct = int((inner.predict(X) == self.classes_[y]).sum())
-        result.objective = (1 - lam) * correct - lam * inner.tree_.n_splits                     # (1.1)
-        result.bound = paper001_value(result.bound, lam, len(y))
+        tree = self.decode()
+        correct = int((tree.predict(ctx.X) == ctx.labels).sum())
+        result.objective = (1 - lam) * correct - lam * tree.n_splits                     # (1.1)
+        result.bound = paper001_value(result.bound, lam, ctx.n_samples)
         result.gap = relative_gap(result.objective, result.bound)
-        result.restate_trace(lambda value: paper001_value(value, lam, len(y)))
-        result = round_bound(result, objective_step(lam), maximize=True)
-        self._warn_if_not_proved(result)
-        if self.keep_model:
-            self.model_ = inner.model_
-        elif hasattr(self, "model_"):
-            del self.model_
-        return inner.tree_, result
+        result.restate_trace(lambda value: paper001_value(value, lam, ctx.n_samples))
+        return round_bound(result, objective_step(lam), maximize=True)
+
+
+class OwnEngine:
+    """Mixin of FlowOCT's and BendersOCT's formulations: with ``engine="formulation"`` the result says so."""
+
+    def restate(self, result: SolveResult) -> SolveResult:
+        result.extra["engine"] = "formulation"
+        return result

@@ -1,21 +1,20 @@
 """What the formulations on the full binary tree with 0/1 features share (papers 001 and 003).
 
-Their trees are (b, w) assignments on the breadth-first numbered tree of :mod:`odtlib.models.univariate._flow_tree`:
-a warm-start :class:`~odtlib.tree.Tree` becomes an assignment (:func:`tree_assignment`), and the solved
-(b, w) become a Tree again. A formulation says how an assignment sets its own variables
-(:meth:`FlowModelClassifier._assignment_start`) and, when its variables differ from (b, w), how to read
-the assignment back (:meth:`FlowModelClassifier._decode_assignment`).
+Their trees are (b, w) assignments on the breadth-first numbered tree of :mod:`odtlib.models.univariate._flow_tree`.
+Each estimator's ``_build`` returns a :class:`FlowTreeFormulation`: a warm-start :class:`~odtlib.tree.Tree` becomes
+an assignment (:func:`tree_assignment`) that the formulation turns into values of its own variables
+(:meth:`FlowTreeFormulation.assignment_start`), and the solved model becomes a Tree again through the (b, w)
+assignment it encodes (:meth:`FlowTreeFormulation.decode_assignment`; (1.10)/(1.11) read directly by default).
 """
 from __future__ import annotations
 
 import numbers
 
-import pyomo.environ as pyo
 from sklearn.utils._param_validation import Interval
 
 from odtlib.models.univariate._flow_tree import decode_branching, tree_assignment
 from odtlib.models._pipeline import (
-    FitContext,
+    Formulation,
     MIPTreeClassifier,
     class_weight_constraint,
     common_constraints,
@@ -23,7 +22,7 @@ from odtlib.models._pipeline import (
 )
 from odtlib.tree import Tree
 
-__all__ = ["FlowModelClassifier", "flow_constraints"]
+__all__ = ["FlowModelClassifier", "FlowTreeFormulation", "flow_constraints"]
 
 
 def flow_constraints(**extra) -> dict:
@@ -33,26 +32,31 @@ def flow_constraints(**extra) -> dict:
             **class_weight_constraint(), **extra}
 
 
-class FlowModelClassifier(MIPTreeClassifier):
-    """Base of the (b, w)-tree estimators (not used directly; see FlowOCT for the parameters)."""
+class FlowTreeFormulation(Formulation):
+    """One fit's model of a (b, w)-tree formulation: warm starts and decoding go through (b, w) assignments."""
 
-    def _assignment_start(self, ctx: FitContext, model: pyo.ConcreteModel, branch_feature: dict[int, int],
-                          node_label: dict[int, int]):
+    def assignment_start(self, branch_feature: dict[int, int], node_label: dict[int, int]):
         """Values of the model's variables for a full (b, w) assignment of class indices."""
         raise NotImplementedError
 
-    def _decode_assignment(self, ctx: FitContext, model: pyo.ConcreteModel) -> tuple[dict[int, int], dict[int, int]]:
-        """Branching features {n: f} and predicted class indices {n: k} of the solved model."""
-        return decode_branching(model, model.tree)
+    def decode_assignment(self) -> tuple[dict[int, int], dict[int, int]]:
+        """Branching features {n: f} (b_nf = 1, (1.10)) and predicted class indices {n: k} (w_nk = 1, (1.11))
+        of the solved model."""
+        return decode_branching(self.model, self.model.tree)
 
-    def _start_values(self, ctx: FitContext, model: pyo.ConcreteModel, tree: Tree):
-        return self._assignment_start(ctx, model, *tree_assignment(tree, ctx.classes, ctx.depth))
+    def start_values(self, tree: Tree):
+        return self.assignment_start(*tree_assignment(tree, self.ctx.classes, self.ctx.depth))
 
-    def _decode(self, ctx: FitContext, model: pyo.ConcreteModel) -> Tree:
-        branch_feature, node_label = self._decode_assignment(ctx, model)
-        return Tree.from_flow_solution(ctx.depth, branch_feature, {n: ctx.classes[k] for n, k in node_label.items()})
+    def decode(self) -> Tree:
+        branch_feature, node_label = self.decode_assignment()
+        labels = {n: self.ctx.classes[k] for n, k in node_label.items()}
+        return Tree.from_flow_solution(self.ctx.depth, branch_feature, labels)
 
-    def _objective_step(self, ctx: FitContext) -> float | None:
+
+class FlowModelClassifier(MIPTreeClassifier):
+    """Base of the (b, w)-tree estimators (not used directly; see FlowOCT for the parameters)."""
+
+    def _objective_step(self, ctx) -> float | None:
         """Objective (1.1) takes values ``(1-λ)·a - λ·b`` for integers a, b (a weighted count a is an integer when
         every weight is; the pipeline drops the step otherwise)."""
         return objective_step(self.split_penalty)

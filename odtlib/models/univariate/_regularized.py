@@ -3,8 +3,9 @@
 Keegan, Forbes, Corry & Abolghasemi (2025). :class:`RegularizedContext` carries what one fit of that problem
 knows -- λ, the per-leaf penalty in samples α = |I|·λ, the depth-2 solver D2S (built on first use) and the
 EQP inequalities when a master uses them -- so every plug-in of :mod:`odtlib.models.univariate.accel` reads them from
-one place. :class:`RegularizedTreeClassifier` gives both estimators exact gaps on the accuracy scale and the
-CART warm start pruned with the leaf penalty.
+one place. :class:`SparseTreeFormulation` is the formulation both estimators' ``_build`` returns a subclass of: it
+starts from a :class:`~odtlib.models.univariate._sparse_tree.SparseTree`. :class:`RegularizedTreeClassifier` gives
+both estimators exact gaps on the accuracy scale and the CART warm start pruned with the leaf penalty.
 """
 from __future__ import annotations
 
@@ -12,15 +13,14 @@ import numbers
 from dataclasses import dataclass
 from functools import cached_property
 
-import pyomo.environ as pyo
 from sklearn.utils._param_validation import Interval
 
-from odtlib.models.univariate._flow_model import FlowModelClassifier
+from odtlib.models.univariate._flow_model import FlowModelClassifier, FlowTreeFormulation
 from odtlib.models._pipeline import FitContext, common_constraints, objective_step
 from odtlib.models.univariate._sparse_tree import SparseTree, sparse_from_assignment
-from odtlib.models.univariate.accel.d2s import Depth2Solver
+from odtlib.models.univariate.accel.d2s import CacheInfo, Depth2Solver
 
-__all__ = ["RegularizedContext", "RegularizedTreeClassifier", "regularized_constraints"]
+__all__ = ["RegularizedContext", "RegularizedTreeClassifier", "SparseTreeFormulation", "regularized_constraints"]
 
 
 def regularized_constraints(**extra) -> dict:
@@ -46,6 +46,21 @@ class RegularizedContext(FitContext):
         """The depth-2 subroutine on this training set (its cache lives as long as the fit)."""
         return Depth2Solver(self.X01, self.y, n_classes=self.n_classes, max_memory=self.max_memory)
 
+    def d2s_info(self) -> CacheInfo | None:
+        """The statistics of D2S's cache, or None when no D2S ran in this fit (then none is built)."""
+        return self.d2s.cache_info() if "d2s" in vars(self) else None
+
+
+class SparseTreeFormulation(FlowTreeFormulation):
+    """One fit's model of problem (1): a warm start is a sparse tree (3b)-(3d) (``ctx`` is a RegularizedContext)."""
+
+    def assignment_start(self, branch_feature, node_label):
+        return self.sparse_start(sparse_from_assignment(branch_feature, node_label, self.ctx.depth))
+
+    def sparse_start(self, tree: SparseTree):
+        """Values of the model's variables for a sparse tree."""
+        raise NotImplementedError
+
 
 class RegularizedTreeClassifier(FlowModelClassifier):
     """Shared plumbing of the paper-003 estimators (not used directly)."""
@@ -62,10 +77,3 @@ class RegularizedTreeClassifier(FlowModelClassifier):
         """CART pruned with ccp_alpha = λ: scikit-learn charges α per leaf against the sample-weighted
         impurity (a fraction of the samples), the same scale as λ per leaf against accuracy in (1)."""
         return self.leaf_penalty
-
-    def _assignment_start(self, ctx, model, branch_feature, node_label):
-        return self._sparse_start(ctx, model, sparse_from_assignment(branch_feature, node_label, ctx.depth))
-
-    def _sparse_start(self, ctx: RegularizedContext, model: pyo.ConcreteModel, tree: SparseTree):
-        """Values of the model's variables for a sparse tree."""
-        raise NotImplementedError

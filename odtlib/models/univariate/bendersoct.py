@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
-from odtlib.models.univariate._accelerated_engine import ENGINE_CONSTRAINT, AcceleratedEngine
-from odtlib.models.univariate._flow_model import FlowModelClassifier, flow_constraints
+from odtlib.models.univariate._accelerated_engine import ENGINE_CONSTRAINT, AcceleratedEngine, OwnEngine
+from odtlib.models.univariate._flow_model import FlowModelClassifier, FlowTreeFormulation, flow_constraints
 from odtlib.models.univariate._flow_tree import (
     add_branch_and_predict_variables,
     add_branch_or_predict,
@@ -43,7 +43,7 @@ from odtlib.models._tree_index import tree_model
 from odtlib.models.univariate.benders_cuts import MinCutBendersCuts
 from odtlib.solvers import BranchAndCut
 
-__all__ = ["BendersOCT", "build_model", "benders_cuts"]
+__all__ = ["BendersOCT", "BendersOCTFormulation", "build_model", "benders_cuts"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float = 0.0,
@@ -70,7 +70,21 @@ def benders_cuts(ctx: FitContext, model: pyo.ConcreteModel, at_fractional: bool 
     return MinCutBendersCuts(ctx, model.b, model.w, model.g, at_fractional=at_fractional)
 
 
-class BendersOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
+class BendersOCTFormulation(OwnEngine, FlowTreeFormulation):
+    """One fit's master (8): a warm-start tree sets b, w and g^i = 1 for the points it classifies correctly
+    (0 for points of weight 0, whose g^i the master fixes at 0)."""
+
+    def assignment_start(self, branch_feature, node_label):
+        model = self.model
+        start = branching_start(model, branch_feature, node_label)
+        _, _, correct = classify_points(self.ctx.X01, self.ctx.y, branch_feature, node_label, model.tree)
+        weighted = self.ctx.weights > 0
+        for i in model.I:
+            start[model.g[i]] = float(correct[i] and weighted[i])
+        return start
+
+
+class BendersOCT(AcceleratedEngine, PointWeightsFit, FlowModelClassifier):
     """Optimal classification tree by Benders decomposition of FlowOCT (Aghaei, Gómez & Vayanos 2020).
 
     Parameters
@@ -143,8 +157,8 @@ class BendersOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
                 f"g ({ctx.n_samples} rows)": ctx.n_samples}
 
     def _build(self, ctx):
-        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes,
-                           sample_weight=ctx.sample_weight)
+        return BendersOCTFormulation(ctx, build_model(ctx.X01, ctx.y, self.depth, self.split_penalty,
+                                                      n_classes=ctx.n_classes, sample_weight=ctx.sample_weight))
 
     def _plugin_needs(self, ctx):
         needs = [PluginNeed("the Benders cuts (8.2)", "lazy")]
@@ -152,13 +166,5 @@ class BendersOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
             needs.append(PluginNeed("fractional_benders_cuts", "cuts"))
         return needs
 
-    def _callbacks(self, ctx, model):
-        return BranchAndCut(lazy=[benders_cuts(ctx, model, at_fractional=self.fractional_benders_cuts)])
-
-    def _assignment_start(self, ctx, model, branch_feature, node_label):
-        start = branching_start(model, branch_feature, node_label)
-        _, _, correct = classify_points(ctx.X01, ctx.y, branch_feature, node_label, model.tree)
-        weighted = ctx.weights > 0
-        for i in model.I:
-            start[model.g[i]] = float(correct[i] and weighted[i])
-        return start
+    def _callbacks(self, ctx, formulation):
+        return BranchAndCut(lazy=[benders_cuts(ctx, formulation.model, at_fractional=self.fractional_benders_cuts)])

@@ -29,13 +29,13 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
 
-from odtlib.models.univariate._flow_model import FlowModelClassifier
+from odtlib.models.univariate._flow_model import FlowModelClassifier, FlowTreeFormulation
 from odtlib.models.univariate._flow_tree import classify_points
 from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import PointWeightsFit, class_weight_constraint, common_constraints, store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, linear_sum, tree_model
 
-__all__ = ["BinOCT", "build_model"]
+__all__ = ["BinOCT", "BinOCTFormulation", "build_model"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, n_classes: int | None = None,
@@ -121,6 +121,35 @@ def full_depth_assignment(branch_feature: dict[int, int], node_label: dict[int, 
     return branch_feature, {m: node_label[m] for m in tree.leaves}
 
 
+class BinOCTFormulation(FlowTreeFormulation):
+    """One fit's BinOCT model: every internal node branches (BIN-1), leaves predict through p (BIN-5)."""
+
+    def decode_assignment(self):
+        model = self.model
+        tree: TreeIndex = model.tree
+        branch_feature = {n: max(model.F, key=lambda f: pyo.value(model.b[n, f])) for n in tree.internal}
+        node_label = {m: max(model.K, key=lambda k: pyo.value(model.p[m, k])) for m in tree.leaves}
+        return branch_feature, node_label
+
+    def assignment_start(self, branch_feature, node_label):
+        """BinOCT's variables for the full-depth form of a (b, w) tree (:func:`full_depth_assignment`)."""
+        model, ctx = self.model, self.ctx
+        tree: TreeIndex = model.tree
+        branch_feature, node_label = full_depth_assignment(branch_feature, node_label, tree)
+        terminal, _, _ = classify_points(ctx.X01, ctx.y, branch_feature, node_label, tree)
+        y = ctx.y
+        start = ComponentMap((model.b[n, f], float(branch_feature[n] == f)) for n in tree.internal for f in model.F)
+        for m in tree.leaves:
+            here = terminal == m
+            for i in model.I:
+                start[model.l[i, m]] = float(here[i])
+            for k in model.K:
+                start[model.p[m, k]] = float(node_label[m] == k)
+                errors = float(np.sum(ctx.weights[here & (y == k)]))
+                start[model.e[m, k]] = errors if node_label[m] != k else 0.0
+        return start
+
+
 class BinOCT(PointWeightsFit, FlowModelClassifier):
     """Verwer & Zhang's BinOCT for binary features (no split penalty), as the baseline of paper 001.
 
@@ -177,26 +206,5 @@ class BinOCT(PointWeightsFit, FlowModelClassifier):
         return 1.0
 
     def _build(self, ctx):
-        return build_model(ctx.X01, ctx.y, self.depth, n_classes=ctx.n_classes, sample_weight=ctx.sample_weight)
-
-    def _decode_assignment(self, ctx, model):
-        tree: TreeIndex = model.tree
-        branch_feature = {n: max(model.F, key=lambda f: pyo.value(model.b[n, f])) for n in tree.internal}
-        node_label = {m: max(model.K, key=lambda k: pyo.value(model.p[m, k])) for m in tree.leaves}
-        return branch_feature, node_label
-
-    def _assignment_start(self, ctx, model, branch_feature, node_label):
-        tree: TreeIndex = model.tree
-        branch_feature, node_label = full_depth_assignment(branch_feature, node_label, tree)
-        terminal, _, _ = classify_points(ctx.X01, ctx.y, branch_feature, node_label, tree)
-        y = ctx.y
-        start = ComponentMap((model.b[n, f], float(branch_feature[n] == f)) for n in tree.internal for f in model.F)
-        for m in tree.leaves:
-            here = terminal == m
-            for i in model.I:
-                start[model.l[i, m]] = float(here[i])
-            for k in model.K:
-                start[model.p[m, k]] = float(node_label[m] == k)
-                errors = float(np.sum(ctx.weights[here & (y == k)]))
-                start[model.e[m, k]] = errors if node_label[m] != k else 0.0
-        return start
+        return BinOCTFormulation(ctx, build_model(ctx.X01, ctx.y, self.depth, n_classes=ctx.n_classes,
+                                                  sample_weight=ctx.sample_weight))

@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
-from odtlib.models.univariate._accelerated_engine import ENGINE_CONSTRAINT, AcceleratedEngine
-from odtlib.models.univariate._flow_model import FlowModelClassifier, flow_constraints
+from odtlib.models.univariate._accelerated_engine import ENGINE_CONSTRAINT, AcceleratedEngine, OwnEngine
+from odtlib.models.univariate._flow_model import FlowModelClassifier, FlowTreeFormulation, flow_constraints
 from odtlib.models.univariate._flow_tree import (
     add_branch_and_predict_variables,
     add_branch_or_predict,
@@ -42,7 +42,7 @@ from odtlib.models._pipeline import FitContext, PluginNeed, PointWeightsFit, sto
 from odtlib.models._tree_index import TreeIndex, as_binary, tree_model
 from odtlib.solvers import BranchAndCut, CutFamily, LinearRow
 
-__all__ = ["FlowOCT", "build_model", "ValidInequalityCuts", "flow_size_terms"]
+__all__ = ["FlowOCT", "FlowOCTFormulation", "build_model", "ValidInequalityCuts", "flow_size_terms"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float = 0.0,
@@ -140,6 +140,13 @@ def flow_start(model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray,
     return start
 
 
+class FlowOCTFormulation(OwnEngine, FlowTreeFormulation):
+    """One fit's model (1): a warm-start tree sets b, w and the flows z, zt it implies (:func:`flow_start`)."""
+
+    def assignment_start(self, branch_feature, node_label):
+        return flow_start(self.model, self.ctx.X01, self.ctx.y, branch_feature, node_label)
+
+
 class ValidInequalityCuts(CutFamily):
     """Separation of the valid inequalities (4) at fractional LP solutions (a user-cut callback).
 
@@ -178,7 +185,7 @@ class ValidInequalityCuts(CutFamily):
         return best[flow_left[best] > self.tol]
 
 
-class FlowOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
+class FlowOCT(AcceleratedEngine, PointWeightsFit, FlowModelClassifier):
     """Optimal classification tree by the max-flow formulation (1) of Aghaei, Gómez & Vayanos (2020).
 
     Parameters
@@ -263,14 +270,11 @@ class FlowOCT(PointWeightsFit, AcceleratedEngine, FlowModelClassifier):
         return flow_size_terms(ctx)
 
     def _build(self, ctx):
-        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes,
-                           sample_weight=ctx.sample_weight)
-
-    def _assignment_start(self, ctx, model, branch_feature, node_label):
-        return flow_start(model, ctx.X01, ctx.y, branch_feature, node_label)
+        return FlowOCTFormulation(ctx, build_model(ctx.X01, ctx.y, self.depth, self.split_penalty,
+                                                   n_classes=ctx.n_classes, sample_weight=ctx.sample_weight))
 
     def _plugin_needs(self, ctx):
         return [PluginNeed("valid_inequalities", "cuts")] if self.valid_inequalities else []
 
-    def _callbacks(self, ctx, model):
-        return BranchAndCut(cuts=[ValidInequalityCuts(ctx, model)]) if self.valid_inequalities else None
+    def _callbacks(self, ctx, formulation):
+        return BranchAndCut(cuts=[ValidInequalityCuts(ctx, formulation.model)]) if self.valid_inequalities else None

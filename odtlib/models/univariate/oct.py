@@ -31,13 +31,13 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.collections import ComponentMap
 
-from odtlib.models.univariate._flow_model import FlowModelClassifier, flow_constraints
+from odtlib.models.univariate._flow_model import FlowModelClassifier, FlowTreeFormulation, flow_constraints
 from odtlib.models.univariate._flow_tree import check_split_penalty, classify_points
 from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import PointWeightsFit, store_parameters
 from odtlib.models._tree_index import TreeIndex, as_binary, linear_sum, tree_model
 
-__all__ = ["OCT", "build_model"]
+__all__ = ["OCT", "OCTFormulation", "build_model"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, split_penalty: float = 0.0,
@@ -128,6 +128,55 @@ def rightmost_leaf(n: int, tree: TreeIndex) -> int:
     return n
 
 
+class OCTFormulation(FlowTreeFormulation):
+    """One fit's OCT model: the (b, w) tree it encodes through d (OCT-1), c (OCT-6) and the right-most leaves,
+    and back."""
+
+    def decode_assignment(self):
+        """Branching nodes keep their feature; a non-branching node predicts what its right-most leaf predicts."""
+        model = self.model
+        tree: TreeIndex = model.tree
+        branch_feature: dict[int, int] = {}
+        node_label: dict[int, int] = {}
+        for n in tree.nodes:
+            if not tree.is_leaf(n) and pyo.value(model.d[n]) > 0.5:
+                branch_feature[n] = max(model.F, key=lambda f: pyo.value(model.b[n, f]))
+            else:
+                leaf = rightmost_leaf(n, tree)
+                node_label[n] = max(model.K, key=lambda k: pyo.value(model.c[leaf, k]))
+        return branch_feature, node_label
+
+    def assignment_start(self, branch_feature, node_label):
+        """OCT's variables for a (b, w) tree: predicting nodes stop branching and pass their class to the
+        right-most leaf below them; points go right below a predicting node."""
+        model, ctx = self.model, self.ctx
+        tree: TreeIndex = model.tree
+        reachable = [1]
+        for n in tree.nodes:
+            if n > 1 and n // 2 in branch_feature and n // 2 in reachable:
+                reachable.append(n)
+        branching = {n: f for n, f in branch_feature.items() if n in reachable}
+        start = ComponentMap()
+        for n in tree.internal:
+            for f in model.F:
+                start[model.b[n, f]] = float(branching.get(n) == f)
+            start[model.d[n]] = float(n in branching)
+        leaf_label = {m: node_label[m] for m in tree.leaves}
+        for n in reachable:
+            if n not in branching:
+                leaf_label[rightmost_leaf(n, tree)] = node_label[n]
+        terminal, _, correct = classify_points(ctx.X01, ctx.y, branching, node_label, tree)
+        leaf_of_point = np.array([rightmost_leaf(int(n), tree) for n in terminal])
+        for m in tree.leaves:
+            for k in model.K:
+                start[model.c[m, k]] = float(leaf_label[m] == k)
+            here = leaf_of_point == m
+            start[model.Lmis[m]] = float(np.sum(ctx.weights[here & ~correct]))
+            for i in model.I:
+                start[model.zeta[i, m]] = float(here[i])
+        return start
+
+
 class OCT(PointWeightsFit, FlowModelClassifier):
     """Bertsimas & Dunn's OCT for binary features, as the baseline of paper 001 (see the module docstring).
 
@@ -181,47 +230,5 @@ class OCT(PointWeightsFit, FlowModelClassifier):
                 f"b ({leaves - 1} branch nodes × {ctx.n_features} features)": (leaves - 1) * ctx.n_features}
 
     def _build(self, ctx):
-        return build_model(ctx.X01, ctx.y, self.depth, self.split_penalty, n_classes=ctx.n_classes,
-                           sample_weight=ctx.sample_weight)
-
-    def _decode_assignment(self, ctx, model):
-        """Branching nodes keep their feature; a non-branching node predicts what its right-most leaf predicts."""
-        tree: TreeIndex = model.tree
-        branch_feature: dict[int, int] = {}
-        node_label: dict[int, int] = {}
-        for n in tree.nodes:
-            if not tree.is_leaf(n) and pyo.value(model.d[n]) > 0.5:
-                branch_feature[n] = max(model.F, key=lambda f: pyo.value(model.b[n, f]))
-            else:
-                leaf = rightmost_leaf(n, tree)
-                node_label[n] = max(model.K, key=lambda k: pyo.value(model.c[leaf, k]))
-        return branch_feature, node_label
-
-    def _assignment_start(self, ctx, model, branch_feature, node_label):
-        """OCT's variables for a (b, w) tree: predicting nodes stop branching and pass their class to the
-        right-most leaf below them; points go right below a predicting node."""
-        tree: TreeIndex = model.tree
-        reachable = [1]
-        for n in tree.nodes:
-            if n > 1 and n // 2 in branch_feature and n // 2 in reachable:
-                reachable.append(n)
-        branching = {n: f for n, f in branch_feature.items() if n in reachable}
-        start = ComponentMap()
-        for n in tree.internal:
-            for f in model.F:
-                start[model.b[n, f]] = float(branching.get(n) == f)
-            start[model.d[n]] = float(n in branching)
-        leaf_label = {m: node_label[m] for m in tree.leaves}
-        for n in reachable:
-            if n not in branching:
-                leaf_label[rightmost_leaf(n, tree)] = node_label[n]
-        terminal, _, correct = classify_points(ctx.X01, ctx.y, branching, node_label, tree)
-        leaf_of_point = np.array([rightmost_leaf(int(n), tree) for n in terminal])
-        for m in tree.leaves:
-            for k in model.K:
-                start[model.c[m, k]] = float(leaf_label[m] == k)
-            here = leaf_of_point == m
-            start[model.Lmis[m]] = float(np.sum(ctx.weights[here & ~correct]))
-            for i in model.I:
-                start[model.zeta[i, m]] = float(here[i])
-        return start
+        return OCTFormulation(ctx, build_model(ctx.X01, ctx.y, self.depth, self.split_penalty,
+                                               n_classes=ctx.n_classes, sample_weight=ctx.sample_weight))

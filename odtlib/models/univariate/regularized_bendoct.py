@@ -10,10 +10,13 @@ so a binary optimum exists); with the strengthened cuts (11)-(12) w must be bina
 
 The accelerations of Section 5 are small objects in :mod:`odtlib.models.univariate.accel`, switched on by the
 estimator's keywords (:class:`RegularizedBendOCT`); :func:`build_model` and :func:`branch_and_cut` put
-them together so the paper's ablations are loops over switches. Three defaults are ours, not the paper's:
-top-down branching (:func:`branch_top_down`), which lets SCIP reach the path-bound cuts sooner, no EQP
-inequalities where those cuts run in the search (``eqp="auto"``), and path-bound cuts on subtrees of height 3
-(``path_bound_height=3``, see :class:`RegularizedBendOCT`).
+them together so the paper's ablations are loops over switches. One fit's master is a :class:`BendOCTMaster`
+(what ``_build`` returns): the values of every master variable for a sparse tree, the polished warm start, and the
+plug-ins that need more than the solver's values (polishing, path-bound cuts) are made from it.
+
+Three defaults are ours, not the paper's: top-down branching (:func:`branch_top_down`), which lets SCIP reach the
+path-bound cuts sooner, no EQP inequalities where those cuts run in the search (``eqp="auto"``), and path-bound cuts
+on subtrees of height 3 (``path_bound_height=3``, see :class:`RegularizedBendOCT`).
 """
 from __future__ import annotations
 
@@ -26,7 +29,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from odtlib.models.univariate._flow_tree import add_branch_and_predict_variables
 from odtlib.models._base import DEPRECATED
 from odtlib.models._pipeline import PluginNeed, store_parameters
-from odtlib.models.univariate._regularized import RegularizedContext, RegularizedTreeClassifier, regularized_constraints
+from odtlib.models.univariate._regularized import (
+    RegularizedContext,
+    RegularizedTreeClassifier,
+    SparseTreeFormulation,
+    regularized_constraints,
+)
 from odtlib.models.univariate._sparse_tree import (
     SparseTree,
     accuracy_minus_leaves,
@@ -46,9 +54,9 @@ from odtlib.models.univariate.accel import (
 )
 from odtlib.models.univariate.benders_cuts import MinCutBendersCuts
 from odtlib.solvers import BranchAndCut, capabilities
+from odtlib.solvers.capabilities import NATIVE
 
-__all__ = ["RegularizedBendOCT", "build_model", "branch_and_cut", "eqp_method_name"]
-
+__all__ = ["RegularizedBendOCT", "BendOCTMaster", "build_model", "branch_and_cut", "eqp_method_name"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 0.01,
@@ -63,7 +71,8 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 
     lam = check_leaf_penalty(leaf_penalty)
     model, y = tree_model("RegularizedBendOCT master", depth, X, y, n_classes)
     tree = model.tree
-    add_branch_and_predict_variables(model, w_domain=pyo.Binary if binary_predictions else pyo.UnitInterval)  # (3e), (3g)
+    w_domain = pyo.Binary if binary_predictions else pyo.UnitInterval
+    add_branch_and_predict_variables(model, w_domain=w_domain)                                 # (3e), (3g)
     add_leaf_variables(model, domain=pyo.UnitInterval if binary_predictions else pyo.Binary)   # p (3f)
     model.theta = pyo.Var(model.I, bounds=(0, 1), doc="(4d) classification score of sample i")
     add_branch_leaf_or_cut(model, tree)                                       # (3b)
@@ -110,6 +119,56 @@ def branch_and_cut(ctx: RegularizedContext, model: pyo.ConcreteModel, *, strengt
                         cuts=[path_bound_cuts] if path_bound_cuts is not None else [],
                         heuristics=[polishing] if polishing is not None else [],
                         cuts_at_integral_points=cuts_at_integral_points)
+
+
+class BendOCTMaster(SparseTreeFormulation):
+    """One fit's master (4): start values of every master variable for a sparse tree (:meth:`tree_values`), the
+    warm start polished by Algorithm 1 when ``polishing``, and the plug-ins made from the master.
+
+    ``stats()``: ``warm_start_objective_`` (objective (1) of the start), ``d2s_stats_`` (when D2S ran) and
+    ``path_bound_height_`` (when path-bound cuts were made: the height of the subtrees they bound).
+    """
+
+    def __init__(self, ctx: RegularizedContext, model: pyo.ConcreteModel, polishing: bool = False):
+        super().__init__(ctx, model)
+        self.polishing = polishing
+        self.warm_start_objective: float | None = None
+        self.path_bound_height: int | None = None
+
+    def tree_values(self, tree: SparseTree):
+        """Values of every master variable for ``tree``: b, p, w, θ (3b)-(4d) and the EQP variables (16)-(22)."""
+        start = tree.start_values(self.model, self.ctx.X01, self.ctx.y)
+        if self.ctx.eqp is not None:
+            self.ctx.eqp.start_values(self.model, tree, start)
+        return start
+
+    def sparse_start(self, tree):
+        if self.polishing:
+            tree = SolutionPolishing(self).polish(tree)
+        self.warm_start_objective = tree.objective(self.ctx.X01, self.ctx.y, self.ctx.leaf_penalty)
+        return self.tree_values(tree)
+
+    def polisher(self) -> SolutionPolishing:
+        """Algorithm 1 as the search's heuristic; it proposes only trees better than the (polished) warm start."""
+        polisher = SolutionPolishing(self)
+        if self.warm_start_objective is not None:
+            polisher.best = self.warm_start_objective
+        return polisher
+
+    def path_bound_cuts(self, **switches) -> PathBoundCuts:
+        """Algorithm 2's cut family on this master (``switches``: those of :class:`PathBoundCuts`)."""
+        cuts = PathBoundCuts(self.ctx, self.model, **switches)
+        self.path_bound_height = cuts.max_height
+        return cuts
+
+    def stats(self) -> dict:
+        out = {"warm_start_objective_": self.warm_start_objective}
+        d2s = self.ctx.d2s_info()
+        if d2s is not None:
+            out["d2s_stats_"] = d2s
+        if self.path_bound_height is not None:
+            out["path_bound_height_"] = self.path_bound_height
+        return out
 
 
 _PAPER_SEARCH = {"top_down_branching": False, "path_bound_height": 2}
@@ -237,11 +296,12 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
     tree_ : odtlib.tree.Tree
         The fitted tree.
     solve_result_ : odtlib.solvers.SolveResult
-        Objective = accuracy - λ·leaves; ``extra`` holds the heuristic's statistics on SCIP.
+        Objective = accuracy - λ·leaves; ``extra["plugins"]`` holds each plug-in's statistics (calls, rows,
+        seconds; the path-bound cuts' height and the D2S cache, polishing's trees polished).
     warm_start_objective_ : float or None
         Objective of the polished start.
-    d2s_stats_ : dict
-        When D2S ran: its cache statistics (calls, hits, seconds).
+    d2s_stats_ : CacheInfo
+        When D2S ran: its cache statistics (calls, hits, seconds), as the plug-ins that use it report them.
     path_bound_height_ : int
         With path-bound cuts: ``path_bound_height``, or 2 when the depth-3 scan did not fit
         ``max_memory``.
@@ -312,7 +372,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         """``eqp`` with "auto" resolved (see the class docstring)."""
         if self.eqp != "auto":
             return self.eqp
-        in_search = capabilities(self.solver).cuts == "native"
+        in_search = capabilities(self.solver).cuts == NATIVE
         return None if in_search and self.path_bound_cuts else "recursive"
 
     def _plugin_needs(self, ctx):
@@ -334,7 +394,6 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         if family is not None:
             ctx.eqp = EQPInequalities(ctx.X01, ctx.y, family, disaggregated=self.eqp_disaggregated,
                                       group_selection=self.eqp_group_selection, max_split=self.eqp_max_split)
-        ctx.notes["warm_start_objective_"] = None
         return ctx
 
     def _size_terms(self, ctx):
@@ -343,46 +402,21 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
                 f"θ ({ctx.n_samples} rows)": ctx.n_samples}
 
     def _build(self, ctx):
-        return build_model(ctx.X01, ctx.y, self.depth, self.leaf_penalty, n_classes=ctx.n_classes,
-                           binary_predictions=self.strengthened_benders_cuts, eqp=ctx.eqp,
-                           top_down_branching=self.top_down_branching)
+        model = build_model(ctx.X01, ctx.y, self.depth, self.leaf_penalty, n_classes=ctx.n_classes,
+                            binary_predictions=self.strengthened_benders_cuts, eqp=ctx.eqp,
+                            top_down_branching=self.top_down_branching)
+        return BendOCTMaster(ctx, model, polishing=self.polishing)
 
-    def _sparse_start(self, ctx, model, tree):
-        if self.polishing:
-            tree = self._polisher(ctx, model).polish(tree)
-        ctx.notes["warm_start_objective_"] = tree.objective(ctx.X01, ctx.y, self.leaf_penalty)
-        return _tree_values(ctx, model)(tree)
-
-    def _decode(self, ctx, model):
-        if "d2s" in vars(ctx):            # D2S ran (polishing, path-bound cuts): keep its cache statistics
-            ctx.notes["d2s_stats_"] = ctx.d2s.cache_info()
-        return super()._decode(ctx, model)
-
-    def _polisher(self, ctx, model) -> SolutionPolishing:
-        return SolutionPolishing(ctx, model, _tree_values(ctx, model))
-
-    def _callbacks(self, ctx, model):
-        in_search = capabilities(self.solver).cuts == "native"
-        pbcp = (PathBoundCuts(ctx, model, bound_negative_samples=self.path_bound_negative_samples,
-                              bound_structure=self.path_bound_structure, max_height=self.path_bound_height)
+    def _callbacks(self, ctx, formulation):
+        caps = capabilities(self.solver)
+        in_search = caps.cuts == NATIVE
+        pbcp = (formulation.path_bound_cuts(bound_negative_samples=self.path_bound_negative_samples,
+                                            bound_structure=self.path_bound_structure,
+                                            max_height=self.path_bound_height)
                 if self.path_bound_cuts else None)
-        polisher = None
-        if self.polishing and capabilities(self.solver).heuristics == "native":
-            polisher = self._polisher(ctx, model)
-            if ctx.notes["warm_start_objective_"] is not None:
-                polisher.best = ctx.notes["warm_start_objective_"]
+        polisher = formulation.polisher() if self.polishing and caps.heuristics == NATIVE else None
         # in the search: path-bound cuts at every node LP, integral ones included (the cut callback sees only
         # fractional ones); in root LP rounds (restart solvers): the Benders cuts at fractional points too
-        return branch_and_cut(ctx, model, strengthened_benders_cuts=self.strengthened_benders_cuts,
+        return branch_and_cut(ctx, formulation.model, strengthened_benders_cuts=self.strengthened_benders_cuts,
                               polishing=polisher, path_bound_cuts=pbcp, fractional_benders_cuts=not in_search,
                               cuts_at_integral_points=in_search)
-
-
-def _tree_values(ctx: RegularizedContext, model: pyo.ConcreteModel):
-    """tree -> values of every master variable (b, p, w, θ and the EQP variables)."""
-    def values(tree: SparseTree):
-        start = tree.start_values(model, ctx.X01, ctx.y)
-        if ctx.eqp is not None:
-            ctx.eqp.start_values(model, tree, start)
-        return start
-    return values

@@ -19,7 +19,11 @@ import numpy as np
 import pyomo.environ as pyo
 
 from odtlib.models.univariate._flow_tree import add_branch_and_predict_variables
-from odtlib.models.univariate._regularized import RegularizedTreeClassifier, regularized_constraints
+from odtlib.models.univariate._regularized import (
+    RegularizedTreeClassifier,
+    SparseTreeFormulation,
+    regularized_constraints,
+)
 from odtlib.models.univariate._sparse_tree import (
     accuracy_minus_leaves,
     add_branch_leaf_or_cut,
@@ -41,7 +45,7 @@ from odtlib.models.univariate.flowoct import (
     flow_size_terms,
 )
 
-__all__ = ["RegularizedFlowOCT", "build_model"]
+__all__ = ["RegularizedFlowOCT", "RegularizedFlowFormulation", "build_model"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 0.01,
@@ -65,6 +69,24 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 
     model.objective = accuracy_minus_leaves(
         model, [model.zt[i, n] for i in model.I for n in model.V], len(y), lam)   # (3a)
     return model
+
+
+class RegularizedFlowFormulation(SparseTreeFormulation):
+    """One fit's compact model of problem (1)."""
+
+    def sparse_start(self, tree):
+        """b, p, w of the warm-start tree and the flows it implies (one unit along the path of each
+        correctly classified sample)."""
+        model, X, y = self.model, self.ctx.X01, self.ctx.y
+        start = tree.start_values(model, X, y)
+        terminal = tree.terminal(X)
+        correct = tree.correct(X, y)
+        for i in model.I:
+            on_path = {terminal[i] >> s for s in range(self.ctx.depth + 1)}
+            for n in model.V:
+                start[model.z[i, n]] = float(correct[i] and n in on_path)
+                start[model.zt[i, n]] = float(correct[i] and n == terminal[i])
+        return start
 
 
 class RegularizedFlowOCT(RegularizedTreeClassifier):
@@ -124,17 +146,5 @@ class RegularizedFlowOCT(RegularizedTreeClassifier):
         return flow_size_terms(ctx)
 
     def _build(self, ctx):
-        return build_model(ctx.X01, ctx.y, self.depth, self.leaf_penalty, n_classes=ctx.n_classes)
-
-    def _sparse_start(self, ctx, model, tree):
-        """b, p, w of the warm-start tree and the flows it implies (one unit along the path of each
-        correctly classified sample)."""
-        start = tree.start_values(model, ctx.X01, ctx.y)
-        terminal = tree.terminal(ctx.X01)
-        correct = tree.correct(ctx.X01, ctx.y)
-        for i in model.I:
-            on_path = {terminal[i] >> s for s in range(self.depth + 1)}
-            for n in model.V:
-                start[model.z[i, n]] = float(correct[i] and n in on_path)
-                start[model.zt[i, n]] = float(correct[i] and n == terminal[i])
-        return start
+        return RegularizedFlowFormulation(
+            ctx, build_model(ctx.X01, ctx.y, self.depth, self.leaf_penalty, n_classes=ctx.n_classes))

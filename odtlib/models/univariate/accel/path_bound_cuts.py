@@ -33,10 +33,12 @@ no depth-3 tree beats D2S it is D2S's own subtree -- so one optimal tree meets e
 At depth 3 the root's cut (R_P = 0) bounds the whole master by the exact optimum and (26) fixes its structure,
 so the master closes at its first LP instead of enumerating root splits in the search.
 When the depth-3 scan does not fit the memory budget of the depth-2 solver (its ``max_depth`` is 2), the cuts
-bound subtrees of height 2 only, and the fit reports the height used as ``path_bound_height_``.
+bound subtrees of height 2 only: :meth:`PathBoundCuts.stats` reports the height used (``max_height``), and
+RegularizedBendOCT's fit as ``path_bound_height_``.
 """
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -64,7 +66,6 @@ class PathBoundCuts(CutFamily):
             raise ValueError(f"max_height must be 2 (D2S) or 3 (the root-split scan), got {max_height!r}")
         self.ctx = ctx
         self.max_height = min(max_height, ctx.d2s.max_depth)        # height 2 when the depth-3 scan does not fit
-        ctx.notes["path_bound_height_"] = self.max_height
         self.columns = TreeColumns(model)
         self.bound_negative_samples = bound_negative_samples
         self.bound_structure = bound_structure
@@ -85,6 +86,10 @@ class PathBoundCuts(CutFamily):
             if b[n, f] > 1 - self.integral_tol:
                 right = self.ctx.X01[:, f]
                 stack += [(2 * n, path + [(n, f)], mask & ~right), (2 * n + 1, path + [(n, f)], mask & right)]
+
+    def stats(self) -> dict:
+        """The height of the subtrees bounded and the statistics of D2S's cache (shared with polishing)."""
+        return {"max_height": self.max_height, "d2s": asdict(self.ctx.d2s.cache_info())}
 
     def cut(self, values: Values) -> list[LinearRow]:
         b, p, w, theta = self.columns.arrays(values)

@@ -12,12 +12,16 @@ not the Benders cuts reject it -- the paper's "check validity = false") and, at 
 the last one it saw and proposes the result if it beats the best tree proposed so far by more than 0.1 %
 (the paper's threshold, relative to the incumbent; the callback cannot read SCIP's incumbent, so the best
 tree it knows stands in). LP points themselves are not rounded.
+
+The heuristic holds the fit's master formulation (:class:`~odtlib.models.univariate.regularized_bendoct.BendOCTMaster`):
+its ``ctx`` gives the data, λ and D2S, its ``model`` the master's columns, and its ``tree_values(tree)`` the values
+of every master variable for a proposed tree. :meth:`SolutionPolishing.stats` reports the trees polished and
+D2S's cache.
 """
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING
-
-from collections.abc import Callable
 
 import numpy as np
 
@@ -25,7 +29,7 @@ from odtlib.models.univariate._sparse_tree import SparseTree, TreeColumns
 from odtlib.solvers import PrimalHeuristic, Values
 
 if TYPE_CHECKING:
-    from odtlib.models.univariate._regularized import RegularizedContext
+    from odtlib.models.univariate.regularized_bendoct import BendOCTMaster
 
 __all__ = ["SolutionPolishing"]
 
@@ -33,14 +37,14 @@ __all__ = ["SolutionPolishing"]
 class SolutionPolishing(PrimalHeuristic):
     """Algorithm 1 on a :class:`~odtlib.models.univariate._sparse_tree.SparseTree` (:meth:`polish`) and as a heuristic.
 
-    ``tree_values(tree)`` turns a tree into values of every master variable (the proposal).
+    ``master``: the fit's master formulation, whose ``tree_values(tree)`` turns a tree into values of every master
+    variable (the proposal). ``min_gain``: the relative improvement a proposal needs (the paper's 0.1 %).
     """
 
-    def __init__(self, ctx: RegularizedContext, model, tree_values: Callable[[SparseTree], dict],
-                 min_gain: float = 1e-3):
-        self.ctx = ctx
-        self.columns = TreeColumns(model)
-        self.tree_values = tree_values
+    def __init__(self, master: BendOCTMaster, min_gain: float = 1e-3):
+        self.master = master
+        self.ctx = master.ctx
+        self.columns = TreeColumns(master.model)
         self.min_gain = min_gain
         self.best = -np.inf
         self._pending: SparseTree | None = None
@@ -83,7 +87,12 @@ class SolutionPolishing(PrimalHeuristic):
         if np.isfinite(self.best) and value <= self.best + self.min_gain * abs(self.best):
             return None
         self.best = value
-        return self.tree_values(tree)
+        return self.master.tree_values(tree)
+
+    def stats(self) -> dict:
+        """The trees this heuristic polished and the statistics of D2S's cache (shared with the path-bound cuts)."""
+        d2s = self.ctx.d2s_info()
+        return {"polished": self.n_polished, **({"d2s": asdict(d2s)} if d2s is not None else {})}
 
 
 def node_level(nodes: np.ndarray) -> np.ndarray:
