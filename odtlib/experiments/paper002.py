@@ -55,14 +55,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from odtlib.experiments.claims import Measured, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import (
-    TreePipeline,
-    encoded_tree,
-    failure_note,
-    paper_data,
-    profile_getter,
-    results_of,
-)
+from odtlib.experiments.protocol import TreePipeline, encoded_tree, failure_note, paper_data, profile_getter, results_of
 from odtlib.experiments.store import config_key
 from odtlib.solvers.result import relative_gap as solver_relative_gap
 

@@ -65,14 +65,7 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from odtlib.experiments.claims import Measured, StoredResults, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import (
-    TreePipeline,
-    encoded_tree,
-    failure_note,
-    paper_data,
-    profile_getter,
-    results_of,
-)
+from odtlib.experiments.protocol import TreePipeline, encoded_tree, failure_note, paper_data, profile_getter, results_of
 from odtlib.experiments.store import config_key
 
 __all__ = [
