@@ -43,23 +43,25 @@ def strictly_separable(X: np.ndarray, left: list[int], right: list[int]) -> bool
     return result.status == 0
 
 
-def best_hyperplane_tree(X: np.ndarray, y: np.ndarray, depth: int, epsilon: float | None = 0.005) -> int:
+def best_hyperplane_tree(X: np.ndarray, y: np.ndarray, depth: int, epsilon: float | None = 0.005,
+                         weights: np.ndarray | None = None) -> float:
     """Most training points a hyperplane tree of depth <= ``depth`` classifies correctly: ε-margin splits, or
-    strictly separating ones with ``epsilon=None``."""
+    strictly separating ones with ``epsilon=None``; with ``weights``, the most weight of such points."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
+    weight = np.ones(len(y), dtype=np.int64) if weights is None else np.asarray(weights, dtype=float)
 
     @lru_cache(maxsize=None)
-    def best(points: frozenset, levels: int) -> int:
+    def best(points: frozenset, levels: int) -> float:
         members = sorted(points)
-        majority = int(np.bincount(y[members]).max()) if members else 0
+        majority = np.bincount(y[members], weights=weight[members]).max().item() if members else 0
         if levels == 0 or len(members) <= 1:
             return majority
         value = best(points, levels - 1) if levels > 1 else majority    # no split: everything goes left
         for mask in range(1, 2 ** len(members)):
             right = [members[k] for k in range(len(members)) if mask >> k & 1]
             left = [i for i in members if i not in right]
-            bound = len(members) if levels > 1 else None
+            bound = weight[members].sum() if levels > 1 else None
             if bound is not None and value == bound:
                 break
             separable = (strictly_separable(X, left, right) if epsilon is None

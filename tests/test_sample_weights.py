@@ -1,4 +1,5 @@
-"""Sample weights and class weights of the univariate MIP estimators of paper 001 (FlowOCT, BendersOCT, OCT, BinOCT).
+"""Sample weights and class weights of the univariate MIP estimators of paper 001 (FlowOCT, BendersOCT, OCT, BinOCT)
+and of paper 002's family on formulation (1) (SOCT, OCTH, UnivariateOCT; last section).
 
 With weights w_i the objective (1.1) becomes ``(1 - λ)·Σ_i w_i·[i correct] - λ·splits`` (BinOCT: λ = 0). The
 checks compare each weighted fit with an unweighted fit of the data that the weights stand for (a row removed,
@@ -26,7 +27,10 @@ from odtlib.models import (
     UnivariateOCT,
 )
 from odtlib.models._pipeline import FitContext, weighted_objective_step
+from odtlib.models.hyperplane._formulation import HyperplaneFormulation
+from odtlib.models.hyperplane.soct import build_model as soct_model
 from oracles import best_weighted_objective, random_binary_data
+from oracles_hyperplane import best_hyperplane_tree
 
 pytestmark = pytest.mark.filterwarnings("ignore::odtlib.solvers.SolverCapabilityWarning")  # Benders on HiGHS
 
@@ -160,10 +164,10 @@ def test_accelerated_engine_refuses_weights(cls):
 
 
 def test_only_the_weighted_estimators_take_sample_weight():
-    for cls in (FlowOCT, BendersOCT, OCT, BinOCT):
+    for cls in (FlowOCT, BendersOCT, OCT, BinOCT, SOCT, OCTH, UnivariateOCT):
         assert has_fit_parameter(cls(), "sample_weight")
         assert "class_weight" in cls().get_params()
-    for cls in (CategoricalODT, SOCT, OCTH, UnivariateOCT, RegularizedBendOCT, RegularizedFlowOCT):
+    for cls in (CategoricalODT, RegularizedBendOCT, RegularizedFlowOCT):
         assert not has_fit_parameter(cls(), "sample_weight")
 
 
@@ -189,3 +193,148 @@ def test_cart_warm_start_uses_the_weights(cls):
         ctx = FitContext.of(X, y, depth=1, sample_weight=weights)
         start = cls(depth=1)._initial_tree(ctx)
         assert start.nodes[start.root].feature == root_feature
+
+
+# ------------------------------------------------------------------------------------------ paper 002, formulation (1)
+# With weights w_i, (1a) is Σ_i w_i·[i correct] - α·W·splits, W = Σ_i w_i (odtlib/models/hyperplane/_formulation.py).
+# Hyperplane fits run at depth 1 (the oracle enumerates every routing of the points with one LP each) on points of
+# a grid of step 1/4, whose separable routings have margins far above ε = 0.005 (no borderline LPs).
+HYPERPLANE = ["SOCT", "SOCT-scip", "OCTH", "UnivariateOCT"]
+
+
+def make_hyperplane(name: str, depth: int = 1, **params):
+    cls, solver = {"SOCT": (SOCT, "highs"), "SOCT-scip": (SOCT, "scip"), "OCTH": (OCTH, "highs"),
+                   "UnivariateOCT": (UnivariateOCT, "highs")}[name]
+    return cls(depth=depth, solver=solver, **params)
+
+
+def fitted_hyperplane(name, X, y, depth=1, sample_weight=None, **params):
+    clf = make_hyperplane(name, depth, **params).fit(X, y, sample_weight=sample_weight)
+    assert clf.solve_result_.status == "optimal"
+    return clf
+
+
+def grid_data(n_rows: int, seed: int, n_classes: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Points of the grid {0, 1/4, ..., 1}² with labels that a line mostly separates (and some noise)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, size=(n_rows, 2)) / 4
+    y = np.where(rng.random(n_rows) < 0.75, (X[:, 0] + X[:, 1] > 1).astype(int), rng.integers(0, n_classes, n_rows))
+    return X, y.astype(np.int64)
+
+
+def objective_1a(clf, X, y, weights, alpha: float) -> float:
+    """(1a) of the fitted tree, computed here: the weight of the rows it predicts right less α·W per split."""
+    weights = np.asarray(weights, dtype=np.float64)
+    correct = clf.predict(X) == y
+    return float(np.sum(weights[correct])) - alpha * float(np.sum(weights)) * clf.tree_.n_splits
+
+
+@pytest.mark.parametrize("name", HYPERPLANE)
+def test_hyperplane_zero_weight_is_the_row_removed(name):
+    X, y = grid_data(12, seed=11)
+    weights = np.ones(12)
+    weights[[0, 5, 9]] = 0
+    kept = weights > 0
+    alpha = 0.05       # α·W = 0.45 in both fits: W counts the 9 kept rows
+    weighted = fitted_hyperplane(name, X, y, sample_weight=weights, ccp_alpha=alpha)
+    reduced = fitted_hyperplane(name, X[kept], y[kept], ccp_alpha=alpha)
+    assert weighted.solve_result_.objective == pytest.approx(reduced.solve_result_.objective, abs=TOL)
+    assert objective_1a(weighted, X[kept], y[kept], np.ones(9), alpha) == pytest.approx(
+        reduced.solve_result_.objective, abs=TOL)
+
+
+@pytest.mark.parametrize("name", HYPERPLANE)
+def test_hyperplane_integer_weight_is_the_row_repeated(name):
+    X, y = grid_data(9, seed=12)
+    weights = np.random.default_rng(12).integers(1, 4, size=9)      # 1, 2 or 3 copies of each row
+    alpha = 1 / 32     # α·W = W/32: a split pays off when it gains more than 1/32 of the weight
+    weighted = fitted_hyperplane(name, X, y, sample_weight=weights, ccp_alpha=alpha)
+    X_rep, y_rep = np.repeat(X, weights, axis=0), np.repeat(y, weights)
+    repeated = fitted_hyperplane(name, X_rep, y_rep, ccp_alpha=alpha)
+    assert weighted.solve_result_.objective == pytest.approx(repeated.solve_result_.objective, abs=TOL)
+    assert objective_1a(weighted, X_rep, y_rep, np.ones(len(y_rep)), alpha) == pytest.approx(
+        repeated.solve_result_.objective, abs=TOL)
+
+
+@pytest.mark.parametrize("name", HYPERPLANE)
+def test_hyperplane_scaling_the_weights_keeps_the_tree(name):
+    X, y = grid_data(10, seed=13)
+    weights = np.random.default_rng(13).uniform(0.5, 2.0, size=10)
+    c, alpha = 2.5, 0.1
+    base = fitted_hyperplane(name, X, y, sample_weight=weights, ccp_alpha=alpha)
+    scaled = fitted_hyperplane(name, X, y, sample_weight=c * weights, ccp_alpha=alpha)
+    # the split price α·W scales with the weights, so even with α > 0 every tree's (1a) is multiplied by c
+    assert scaled.solve_result_.objective == pytest.approx(c * base.solve_result_.objective, abs=TOL)
+    assert objective_1a(scaled, X, y, weights, alpha) == pytest.approx(base.solve_result_.objective, abs=TOL)
+
+
+@pytest.mark.parametrize("name", ["SOCT", "SOCT-scip", "OCTH"])
+@pytest.mark.parametrize("seed", [14, 15])
+def test_hyperplane_fractional_weights_match_the_routing_oracle(name, seed):
+    X, y = grid_data(8, seed=seed, n_classes=3)
+    weights = np.random.default_rng(seed).uniform(0.0, 3.0, size=8)
+    clf = fitted_hyperplane(name, X, y, sample_weight=weights)
+    best = best_hyperplane_tree(X, y, 1, epsilon=0.005, weights=weights)
+    assert clf.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert objective_1a(clf, X, y, weights, 0.0) == pytest.approx(best, abs=TOL)
+
+
+@pytest.mark.parametrize("depth, n_classes, seed", [(1, 2, 16), (2, 3, 17)])
+def test_univariate_oct_fractional_weights_match_the_exhaustive_oracle(depth, n_classes, seed):
+    # on 0/1 features a threshold split is "x_f = 0 goes left": the trees of tests/oracles.py, at λ = 0
+    X, y = random_binary_data(12, 3, n_classes, seed=seed)
+    weights = np.random.default_rng(seed).uniform(0.0, 3.0, size=12)
+    clf = fitted_hyperplane("UnivariateOCT", X, y, depth=depth, sample_weight=weights)
+    best = best_weighted_objective(X, y, weights, depth, 0.0, n_classes=n_classes)
+    assert clf.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert objective_1a(clf, X, y, weights, 0.0) == pytest.approx(best, abs=TOL)
+
+
+@pytest.mark.parametrize("name", HYPERPLANE)
+def test_hyperplane_class_weight_multiplies_the_sample_weights(name):
+    X, y = grid_data(8, seed=18)
+    y = np.where(y == 1, "yes", "no")
+    balanced = fitted_hyperplane(name, X, y, class_weight="balanced")
+    as_weights = fitted_hyperplane(name, X, y, sample_weight=compute_sample_weight("balanced", y))
+    assert balanced.solve_result_.objective == pytest.approx(as_weights.solve_result_.objective, abs=TOL)
+    sample_weight = np.random.default_rng(18).uniform(0.5, 1.5, size=8)
+    by_dict = fitted_hyperplane(name, X, y, class_weight={"yes": 3.0}, sample_weight=sample_weight)
+    product = sample_weight * np.where(y == "yes", 3.0, 1.0)
+    best = best_hyperplane_tree(X, (y == "yes").astype(int), 1, epsilon=0.005, weights=product)
+    assert by_dict.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert objective_1a(by_dict, X, y, product, 0.0) == pytest.approx(best, abs=TOL)
+
+
+@pytest.mark.parametrize("name", ["SOCT", "OCTH", "UnivariateOCT"])
+def test_hyperplane_bad_weights_are_refused(name):
+    X, y = grid_data(10, seed=19)
+    clf = make_hyperplane(name)
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        clf.fit(X, y, sample_weight=np.r_[-1.0, np.ones(9)])
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.fit(X, y, sample_weight=np.ones(9))
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        clf.fit(X, y, sample_weight=np.zeros(10))
+    with pytest.raises(ValueError, match="every point has weight 0"):
+        make_hyperplane(name, class_weight={0: 0.0, 1: 0.0}).fit(X, y)
+    with pytest.raises(ValueError, match="class_weight"):
+        make_hyperplane(name, class_weight="even").fit(X, y)
+
+
+def test_soct_starts_from_weighted_cart_and_the_repair_counts_weights():
+    # rows on the line x0 = 0, 1/4, 1/2, 3/4, 1 with labels 0 0 1 0 1: a depth-1 tree cuts the line once and each
+    # side predicts one class. Unit weights: cutting above 1/4 or above 3/4 both classify 4 of 5 (a tie). Row 3
+    # weighing 10 (W = 14): above 3/4 classifies rows 0, 1, 3, 4 = 13; above 1/4 rows 0, 1 and the right side's
+    # majority, row 3: 12; no split: 12. So 13 is the optimum, reached only by the cut above 3/4.
+    X = np.array([[0.0, 0.0], [0.25, 0.0], [0.5, 0.0], [0.75, 0.0], [1.0, 0.0]])
+    y = np.array([0, 0, 1, 0, 1])
+    weights = np.array([1.0, 1.0, 1.0, 10.0, 1.0])
+    clf = fitted_hyperplane("SOCT", X, y, sample_weight=weights)
+    assert clf.warm_start_source_ in ("cart", "repair")          # not the SVM heuristic's unweighted tree
+    assert clf.solve_result_.objective == pytest.approx(13.0, abs=TOL)
+    assert clf.predict(X).tolist() == [0, 0, 0, 0, 1]
+    ctx = FitContext.of(X, y, depth=1, sample_weight=weights)
+    formulation = HyperplaneFormulation(ctx, soct_model(X, y, 1, sample_weight=weights), epsilon=0.005,
+                                        max_splits=None, ccp_alpha=0.0)
+    routing = formulation.repaired_routing()
+    assert formulation.routing_score(routing) == pytest.approx(13.0)   # the repair's tree is the weighted optimum

@@ -9,10 +9,28 @@ they write (1m), the requirement that a hyperplane realises the routing at every
 big-M rows (5)-(7) are here (:func:`add_big_m_routing`). One fit's model is a :class:`HyperplaneFormulation`
 (warm starts from a routing, decoding, the routing repair's values); :class:`HyperplaneTreeClassifier` holds what
 their estimators share: the [0, 1] input contract and the choice of the start and of the repair.
+
+**Point weights.** With a weight w_i >= 0 per point (``fit``'s ``sample_weight`` times ``class_weight``), the
+count of (1a) becomes a weighted count and the split price scales with the total weight W = Σ_i w_i::
+
+    max  Σ_i w_i Σ_{t ∈ L} z_it  -  α·W·Σ_{t ∈ B} d_t                                       (1a, weighted)
+
+(W = N with unit weights: the paper's objective). Read as the cost-complexity objective
+``min (1/W)·Σ_i w_i·[i misclassified] + α·splits`` scaled by W, α keeps its meaning as a share of the data, and
+the weighted problem is the unweighted one of the data the weights stand for: a row of integer weight k is k
+copies of it (W is then the copies' N), scaling every weight by c > 0 scales (1a) by c and keeps its trees.
+Only the objective changes: (1b)-(1m) say which routings a tree realises, whatever the points count, so the
+shattering cuts (17) of S-OCT stay valid, and integral w still makes z and c integral at an optimum (a weight
+w_i > 0 only scales z_it's reward). A point of weight 0 leaves the model (:func:`rows_that_count`): its rows
+(6)/(9) would still keep the hyperplanes ε away from it, a constraint the row removed does not impose. What
+counts points counts weights: a routing's score (:meth:`HyperplaneFormulation.routing_score`) and the routing
+repair's thresholds, leaves and proposals. The objective stays on a grid of 1 when the weights are integers and
+α·W is whole (:meth:`HyperplaneTreeClassifier._objective_step`).
 """
 from __future__ import annotations
 
 import numbers
+from dataclasses import replace
 
 import numpy as np
 import pyomo.environ as pyo
@@ -30,7 +48,14 @@ from odtlib.models._hyperplane import (
     nodes_with_margin_rows,
     read_splits,
 )
-from odtlib.models._pipeline import FitContext, Formulation, MIPTreeClassifier, common_constraints
+from odtlib.models._pipeline import (
+    FitContext,
+    Formulation,
+    MIPTreeClassifier,
+    PointWeightsFit,
+    class_weight_constraint,
+    common_constraints,
+)
 from odtlib.models._tree_index import linear_sum
 from odtlib.models.hyperplane.routing_repair import RoutingRepair
 from odtlib.models.hyperplane.shattering import separating_hyperplane
@@ -38,12 +63,29 @@ from odtlib.solvers import capabilities
 from odtlib.solvers.capabilities import NATIVE
 
 __all__ = ["HyperplaneTreeClassifier", "HyperplaneFormulation", "add_big_m_routing", "add_formulation_1",
-           "hyperplane_constraints"]
+           "hyperplane_constraints", "rows_that_count", "split_price"]
 
 
 # --------------------------------------------------------------------------------------------- formulation (1)
-def add_formulation_1(model: pyo.ConcreteModel, y: np.ndarray, max_splits: int | None, ccp_alpha: float) -> None:
-    """Variables d, w, c, z and rows (1a)-(1h) on a model of :func:`~odtlib.models._tree_index.tree_model`."""
+def split_price(ccp_alpha: float, n_samples: int, sample_weight: np.ndarray | None = None) -> float:
+    """The price α·W of one split in (1a): α times the total weight W of the points (N without weights)."""
+    total = n_samples if sample_weight is None else float(np.sum(sample_weight))
+    return ccp_alpha * total
+
+
+def rows_that_count(ctx: FitContext) -> FitContext:
+    """``ctx`` without its points of weight 0 (the same object when there are none): such a point adds nothing
+    to (1a), and leaving it in would keep every hyperplane ε away from it (module docstring)."""
+    if ctx.sample_weight is None or np.all(ctx.sample_weight > 0):
+        return ctx
+    kept = ctx.sample_weight > 0
+    return replace(ctx, X=ctx.X[kept], y=ctx.y[kept], sample_weight=ctx.sample_weight[kept])
+
+
+def add_formulation_1(model: pyo.ConcreteModel, y: np.ndarray, max_splits: int | None, ccp_alpha: float,
+                      sample_weight: np.ndarray | None = None) -> None:
+    """Variables d, w, c, z and rows (1a)-(1h) on a model of :func:`~odtlib.models._tree_index.tree_model`;
+    ``sample_weight`` w_i weights point i's term of (1a) and the split price α·W (module docstring)."""
     tree = model.tree
     model.d = pyo.Var(model.N, within=pyo.Binary, doc="(1j) node t splits")
     model.w = pyo.Var(model.I, model.V, within=pyo.Binary, doc="(1k) point i is routed through node t")
@@ -60,8 +102,10 @@ def add_formulation_1(model: pyo.ConcreteModel, y: np.ndarray, max_splits: int |
                                              doc="(1g)")
     if max_splits is not None:
         model.split_budget = pyo.Constraint(expr=linear_sum(model.d[t] for t in model.N) <= max_splits, doc="(1h)")
-    correct = linear_sum(model.z[i, t] for i in model.I for t in model.L)
-    penalty = ccp_alpha * len(y) * linear_sum(model.d[t] for t in tree.internal) if ccp_alpha else 0
+    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    correct = linear_sum(float(weight[i]) * model.z[i, t] for i in model.I for t in model.L if weight[i] != 0)
+    price = split_price(ccp_alpha, len(y), sample_weight)
+    penalty = price * linear_sum(model.d[t] for t in tree.internal) if ccp_alpha else 0
     model.objective = pyo.Objective(expr=correct - penalty, sense=pyo.maximize, doc="(1a)")
 
 
@@ -138,11 +182,11 @@ class HyperplaneFormulation(Formulation):
         return routing
 
     def routing_score(self, routing: FullTreeRouting) -> float:
-        """(1a) of a routing: correctly classified points less α·N per split."""
+        """(1a) of a routing: the weight of the correctly classified points less α·W per split."""
         ctx = self.ctx
         labels = np.array([routing.leaf_label.get(t, ctx.classes[0]) for t in routing.leaf], dtype=object)
-        correct = int(np.sum(labels == ctx.labels.astype(object)))
-        return correct - self.ccp_alpha * ctx.n_samples * len(routing.splits)
+        correct = float(np.sum(ctx.weights[labels == ctx.labels.astype(object)]))
+        return correct - split_price(self.ccp_alpha, ctx.n_samples, ctx.sample_weight) * len(routing.splits)
 
     def routing_values(self, routing: FullTreeRouting) -> ComponentMap:
         """Values of d, w, c, z and of the splits for a routing laid on the full tree."""
@@ -179,14 +223,16 @@ def hyperplane_constraints(**extra) -> dict:
     """Parameter constraints of the multivariate estimators of paper 002 plus ``extra``."""
     return {**common_constraints(), "max_splits": [Interval(numbers.Integral, 0, None, closed="left"), None],
             "ccp_alpha": [Interval(numbers.Real, 0, None, closed="left")],
-            "epsilon": [Interval(numbers.Real, 0, 1, closed="neither")], **extra}
+            "epsilon": [Interval(numbers.Real, 0, 1, closed="neither")], **class_weight_constraint(), **extra}
 
 
-class HyperplaneTreeClassifier(MIPTreeClassifier):
+class HyperplaneTreeClassifier(PointWeightsFit, MIPTreeClassifier):
     """Base of the estimators on formulation (1): features in [0, 1], hyperplane trees (not used directly).
 
-    Its subclasses' ``_build`` returns a :class:`HyperplaneFormulation` (or a subclass); the hooks here choose
-    what it is given (:meth:`_formulation_parameters`) and which routing repair runs (:meth:`_repair_heuristics`).
+    Its subclasses' ``_build`` returns a :class:`HyperplaneFormulation` (or a subclass) of the points that count
+    (:func:`rows_that_count`); the hooks here choose what it is given (:meth:`_formulation_parameters`) and which
+    routing repair runs (:meth:`_repair_heuristics`). ``fit(X, y, sample_weight=None)`` and ``class_weight`` weight
+    each point's term of (1a) (module docstring).
     """
 
     requires_binary_features = False
@@ -198,8 +244,9 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
         return super()._context(X, y)
 
     def _objective_step(self, ctx):
-        """(1a) counts correct points and each split costs α·N: whole numbers when α·N is whole."""
-        return 1.0 if float(self.ccp_alpha * ctx.n_samples).is_integer() else None
+        """(1a) counts correct points and each split costs α·W: whole numbers when α·W is whole (and the
+        weights are integers, which the pipeline checks)."""
+        return 1.0 if float(split_price(self.ccp_alpha, ctx.n_samples, ctx.sample_weight)).is_integer() else None
 
     def _size_terms(self, ctx):
         nodes = 2 ** (ctx.depth + 1) - 1
@@ -208,15 +255,16 @@ class HyperplaneTreeClassifier(MIPTreeClassifier):
                 f"z ({ctx.n_samples} rows × {branch + 1} leaves)": ctx.n_samples * (branch + 1),
                 f"a, â ({branch} branch nodes × 2 × {ctx.n_features} features)": 2 * branch * ctx.n_features}
 
-    def _formulation_parameters(self) -> dict:
+    def _formulation_parameters(self, ctx: FitContext) -> dict:
         """What a :class:`HyperplaneFormulation` of this estimator is given: ε, β, α, the name of the start
         ("cart" for ``warm_start=True``, S-OCT's "svm"; "tree" for a given Tree) and whether the repair competes
         for it."""
         return {"epsilon": self.epsilon, "max_splits": self.max_splits, "ccp_alpha": self.ccp_alpha,
-                "start_source": self._start_source(), "repair_start": self._starts_from_repair()}
+                "start_source": self._start_source(ctx), "repair_start": self._starts_from_repair()}
 
-    def _start_source(self) -> str:
-        """The name of the start tree of :meth:`_initial_tree` (the pipeline's: CART of the same depth)."""
+    def _start_source(self, ctx: FitContext) -> str:
+        """The name of the start tree of :meth:`_initial_tree` (the pipeline's: CART of the same depth, weighted
+        as the fit)."""
         return "cart" if self.warm_start is True else "tree"
 
     def _starts_from_repair(self) -> bool:

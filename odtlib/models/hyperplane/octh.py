@@ -21,6 +21,7 @@ from odtlib.models.hyperplane._formulation import (
     HyperplaneTreeClassifier,
     add_formulation_1,
     hyperplane_constraints,
+    rows_that_count,
 )
 from odtlib.solvers import BranchAndCut
 
@@ -44,11 +45,12 @@ def add_leaf_routing(model: pyo.ConcreteModel, X: np.ndarray, epsilon: float) ->
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None = None, ccp_alpha: float = 0.0,
-                epsilon: float = 0.005, n_classes: int | None = None) -> pyo.ConcreteModel:
-    """OCT-H: formulation (1) with (1m) as (9)-(10), on X scaled to [0, 1]."""
+                epsilon: float = 0.005, n_classes: int | None = None, sample_weight: np.ndarray | None = None
+                ) -> pyo.ConcreteModel:
+    """OCT-H: formulation (1) with (1m) as (9)-(10), on X scaled to [0, 1]; ``sample_weight`` weights (1a)."""
     X = np.asarray(X, dtype=np.float64)
     model, y = tree_model("OCTH", depth, X, y, n_classes)
-    add_formulation_1(model, y, max_splits, ccp_alpha)                         # (1a)-(1l)
+    add_formulation_1(model, y, max_splits, ccp_alpha, sample_weight)          # (1a)-(1l)
     add_leaf_routing(model, X, epsilon)                                        # (9)-(10)
     return model
 
@@ -60,6 +62,8 @@ class OCTH(HyperplaneTreeClassifier):
     by default, M' = 2, ``routing_repair`` on SCIP, ``repaired_start`` on the other solvers), without the cut
     switches; the same ε-margin problem, a weaker LP relaxation. Paper 002's MIP baseline; paper 004's OCT-H
     (``repaired_start=False``: CART's tree of the same depth as the start, ``warm_start_source_`` "cart").
+    ``fit(X, y, sample_weight=None)`` and ``class_weight`` weight the points of (1a) as in S-OCT (the weighted
+    (1a) of :mod:`~odtlib.models.hyperplane._formulation`); CART's start is weighted alike.
 
     Examples
     --------
@@ -80,14 +84,15 @@ class OCTH(HyperplaneTreeClassifier):
                  epsilon: float = 0.005, routing_repair: bool = True, repaired_start: bool = True,
                  solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
-                 warm_start=True,
+                 warm_start=True, class_weight=None,
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _build(self, ctx):
+        ctx = rows_that_count(ctx)
         model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
-                            n_classes=ctx.n_classes)
-        return HyperplaneFormulation(ctx, model, **self._formulation_parameters())
+                            n_classes=ctx.n_classes, sample_weight=ctx.sample_weight)
+        return HyperplaneFormulation(ctx, model, **self._formulation_parameters(ctx))
 
     def _callbacks(self, ctx, formulation):
         heuristics = self._repair_heuristics(formulation)

@@ -28,7 +28,12 @@ start can sit on a poor incumbent for minutes. :class:`RoutingRepair` is a decla
 * every threshold respects the node's rows: a gap of ε at nodes with margin rows, a strictly positive gap at
   Benders nodes (:data:`STRICT_GAP`); leaves predict their majority class.
 
-The tree is proposed only when it classifies more points than any tree the heuristic proposed before, and
+With point weights (the fit's ``sample_weight`` times ``class_weight``, ``ctx.weights``) every count above is a
+weighted count: the label counts behind "follow", "error" and Gini, a leaf's majority, and the points a tree
+classifies, as in the weighted (1a) of :mod:`~odtlib.models.hyperplane._formulation`. The candidate directions
+(axes, separators, SVMs) are not scores and stay unweighted: each is scored by weight before it is used.
+
+The tree is proposed only when it classifies more weight than any tree the heuristic proposed before, and
 each routing of the last level's parents is repaired once. It never changes what the model optimises (a
 proposal is a feasible solution, checked by the solver like any other), so every optimum stays the same; it
 only finds incumbents sooner. Runs on SCIP (heuristic callbacks); other solvers ignore it.
@@ -71,28 +76,36 @@ LOOKAHEAD_TRIES = 400      # candidate splits of a last level's parent checked f
                            # on ionosphere need more than 32, and 400 reach 351 of 351 at depths 2-4 (< 1 s each)
 
 
-def threshold_scores(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: float, score: str
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def threshold_scores(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: float, score: str,
+                     weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every threshold along one direction with its ``score`` (:func:`best_threshold`): returns the points in
     the order of their values, the scores (-1 where the gap above the position is narrower than ``gap``) and
-    the label counts on the left of each position (row k: the k + 1 smallest points)."""
+    the label counts on the left of each position (row k: the k + 1 smallest points), each point counting its
+    weight (1 without ``weights``)."""
     order = np.argsort(values, kind="stable")
-    v, counts = values[order], np.eye(n_labels, dtype=np.int64)[labels[order]]
+    v, counts = values[order], np.eye(n_labels)[labels[order]]
+    if weights is not None:
+        counts = counts * weights[order, None]
     left = np.cumsum(counts, axis=0)
     right = left[-1] - left
     if score == "follow":
-        scores = (left[:, 0] + right[:, 1]).astype(float)
+        scores = left[:, 0] + right[:, 1]
     elif score == "error":
-        scores = (left.max(axis=1) + right.max(axis=1)).astype(float)
+        scores = left.max(axis=1) + right.max(axis=1)
     else:
         size_left, size_right = left.sum(axis=1), right.sum(axis=1)
-        scores = (left**2).sum(axis=1) / size_left + (right**2).sum(axis=1) / np.maximum(size_right, 1)
+        scores = (left**2).sum(axis=1) / _nonzero(size_left) + (right**2).sum(axis=1) / _nonzero(size_right)
     allowed = np.r_[np.diff(v) >= gap, True]            # a cut after position k needs a gap above v[k]
     return order, np.where(allowed, scores, -1.0), left
 
 
-def best_threshold(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: float, score: str
-                   ) -> tuple[float, float]:
+def _nonzero(sizes: np.ndarray) -> np.ndarray:
+    """``sizes`` with 1 for 0 (an empty side adds 0 to a Gini score)."""
+    return np.where(sizes > 0, sizes, 1.0)
+
+
+def best_threshold(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: float, score: str,
+                   weights: np.ndarray | None = None) -> tuple[float, float]:
     """The best threshold β along one direction: points with value <= β go left.
 
     ``values`` are the points' projections. β may only sit in a gap of at least ``gap`` between consecutive
@@ -104,10 +117,12 @@ def best_threshold(values: np.ndarray, labels: np.ndarray, n_labels: int, gap: f
     * "gini": Σ_k L_k²/|L| + Σ_k R_k²/|R| over the label counts L, R of the two sides, which is |points| minus
       the size-weighted Gini impurity of the children (CART's criterion, for a split with subtrees below).
 
+    With ``weights`` a point counts its weight in every count (in |points|, L_k, R_k alike).
+
     Returns (score, β) of the best, the lowest β on ties; β is the largest value on the left (so the right side
     lies at least ``gap`` beyond it).
     """
-    order, scores, _ = threshold_scores(values, labels, n_labels, gap, score)
+    order, scores, _ = threshold_scores(values, labels, n_labels, gap, score, weights)
     k = int(np.argmax(scores))
     return float(scores[k]), float(values[order[k]])
 
@@ -161,17 +176,18 @@ def _cached(cache: dict, key, compute: Callable):
 class RoutingRepair(PrimalHeuristic):
     """Repair the solver's routing into a hyperplane tree and propose it (module docstring).
 
-    ``formulation`` (a :class:`~odtlib.models.hyperplane._formulation.HyperplaneFormulation`) gives the data,
-    the model, ``epsilon`` (the margin of the nodes with big-M rows, ``model.H``) and ``max_splits`` (β of (1h):
-    a repaired tree with more splits is not proposed); a proposal is ``formulation.routing_values(routing)`` of
-    a :class:`~odtlib.models._hyperplane.FullTreeRouting` (the repair lays its tree on the full tree itself, so
-    that a node that does not split keeps its place).
+    ``formulation`` (a :class:`~odtlib.models.hyperplane._formulation.HyperplaneFormulation`) gives the data
+    (with the points' weights, ``ctx.weights``), the model, ``epsilon`` (the margin of the nodes with big-M
+    rows, ``model.H``) and ``max_splits`` (β of (1h): a repaired tree with more splits is not proposed); a
+    proposal is ``formulation.routing_values(routing)`` of a :class:`~odtlib.models._hyperplane.FullTreeRouting`
+    (the repair lays its tree on the full tree itself, so that a node that does not split keeps its place).
     """
 
     def __init__(self, formulation: HyperplaneFormulation):
         ctx, model = formulation.ctx, formulation.model
         self.formulation = formulation
         self.X, self.y, self.classes, self.depth = ctx.X, ctx.y, ctx.classes, ctx.depth
+        self.weights = ctx.weights
         self.epsilon, self.max_splits = formulation.epsilon, formulation.max_splits
         self.n_classes = len(self.classes)
         self.margin_nodes = sorted(nodes_with_margin_rows(model) or ())
@@ -239,10 +255,10 @@ class RoutingRepair(PrimalHeuristic):
         return w, {t: (a[k], b[k]) for k, t in enumerate(self.margin_nodes)}
 
     # ------------------------------------------------------------------ the repair
-    def repair(self, w: np.ndarray, planes: dict) -> tuple[FullTreeRouting | None, int]:
+    def repair(self, w: np.ndarray, planes: dict) -> tuple[FullTreeRouting | None, float]:
         """The best repaired tree of routing ``w`` over the criteria of :data:`UPPER_SCORES` (for the nodes
-        above the last level that do not follow w), laid on the full tree, and the training points it
-        classifies correctly; (None, -1) when the same rounded routing above the last level was repaired
+        above the last level that do not follow w), laid on the full tree, and the weight of the training points
+        it classifies correctly; (None, -1) when the same rounded routing above the last level was repaired
         before. Each split (a_t, b_t) has its threshold b_t at the largest value on its left."""
         last = 2 ** (self.depth - 1)
         target = (w[:, 2:2 * last] > 0.5).tobytes()
@@ -251,7 +267,7 @@ class RoutingRepair(PrimalHeuristic):
         self._repaired.add(target)
         return max((self._repair_by(w, planes, score) for score in UPPER_SCORES), key=lambda found: found[1])
 
-    def _repair_by(self, w: np.ndarray, planes: dict, upper_score: str) -> tuple[FullTreeRouting, int]:
+    def _repair_by(self, w: np.ndarray, planes: dict, upper_score: str) -> tuple[FullTreeRouting, float]:
         """One repaired tree: above the last level follow w (or split by ``upper_score``), then classify."""
         last = 2 ** (self.depth - 1)
         reach = {1: np.arange(len(self.y))}
@@ -273,19 +289,25 @@ class RoutingRepair(PrimalHeuristic):
             rows = reach[t]
             splits[t] = self._classify(rows, t, planes.get(t))
             reach[2 * t], reach[2 * t + 1] = self._route(rows, splits[t])
-        labels, correct = {}, 0
+        labels, correct = {}, 0.0
         node_of = np.zeros((len(self.y), self.depth + 1), dtype=np.int64)
         for t, rows in reach.items():
             node_of[rows, t.bit_length() - 1] = t
         for t in range(2 * last, 4 * last):
-            counts = np.bincount(self.y[reach[t]], minlength=self.n_classes)
+            counts = np.bincount(self.y[reach[t]], weights=self.weights[reach[t]], minlength=self.n_classes)
             labels[t] = self.classes[int(np.argmax(counts))]
-            correct += int(counts.max())
+            correct += float(counts.max())
         kept = {t: split for t, split in splits.items() if split is not None}
         return FullTreeRouting(self.depth, kept, labels, node_of), correct
 
     def _gap(self, t: int) -> float:
         return self.epsilon if t in self.margin_nodes else STRICT_GAP
+
+    def _all_weight(self, rows: np.ndarray) -> float:
+        """The weight of ``rows``, less a rounding slack: a split whose "error" score reaches it classifies them
+        all (the weighted counts are float sums)."""
+        total = float(self.weights[rows].sum())
+        return total - 1e-9 * max(total, 1.0)
 
     def _route(self, rows: np.ndarray, split) -> tuple[np.ndarray, np.ndarray]:
         if split is None:
@@ -320,11 +342,11 @@ class RoutingRepair(PrimalHeuristic):
         directions = self._class_candidates(rows, plane)
         if directions is None:
             return None
-        y, n = self.y[rows], len(rows)
+        y, everything = self.y[rows], self._all_weight(rows)
         below = t << (self.depth - t.bit_length())
         if t in self.margin_nodes and below not in self.margin_nodes:
-            if (self._along(directions, rows, y, self.n_classes, self._gap(t), "error")[0] < n
-                    and self._along(directions, rows, y, self.n_classes, STRICT_GAP, "error")[0] == n):
+            if (self._along(directions, rows, y, self.n_classes, self._gap(t), "error")[0] < everything
+                    and self._along(directions, rows, y, self.n_classes, STRICT_GAP, "error")[0] >= everything):
                 return PASS
         return self._along(directions, rows, y, self.n_classes, self._gap(t), score)[1]
 
@@ -344,7 +366,8 @@ class RoutingRepair(PrimalHeuristic):
         for direction in directions:
             a = direction / np.abs(direction).sum()
             values = self.X[rows] @ a
-            order, scores, left = threshold_scores(values, self.y[rows], self.n_classes, self._gap(t), "gini")
+            order, scores, left = threshold_scores(values, self.y[rows], self.n_classes, self._gap(t), "gini",
+                                                   self.weights[rows])
             right = left[-1] - left
             two_classes = ((left > 0).sum(axis=1) <= 2) & ((right > 0).sum(axis=1) <= 2)
             two_classes[-1] = False                                            # the last: all points left
@@ -398,7 +421,7 @@ class RoutingRepair(PrimalHeuristic):
             if not np.any(direction):
                 continue
             a = direction / np.abs(direction).sum()
-            value, beta = best_threshold(self.X[rows] @ a, labels, n_labels, gap, score)
+            value, beta = best_threshold(self.X[rows] @ a, labels, n_labels, gap, score, self.weights[rows])
             if value > best[0] and -1 <= beta <= 1:
                 best = (value, (a, beta))
         return best

@@ -5,7 +5,9 @@ or sends everything left ((1g)); leaf t predicts one class (c_tk, (1d)); z_it co
 reaches t and t predicts y^i ((1e)-(1f)); at most β nodes split ((1h)). The objective (1a) maximises the
 number of correctly classified training points; with ``ccp_alpha`` > 0 each split costs α·N points (the
 cost-complexity objective ``min (1/N)·misclassified + α·splits``, scaled by N). As in the paper, c and z are
-continuous: integral w makes them integral at an optimum.
+continuous: integral w makes them integral at an optimum. With point weights (``fit``'s ``sample_weight``,
+``class_weight``) (1a) is the weighted count less α·W per split, W the total weight; the cuts stay valid
+(derivation in :mod:`odtlib.models.hyperplane._formulation`).
 
 (1m) asks that a hyperplane (a_t, b_t) realises the routing at every splitting node. The *baseline* writes it
 with bounded splits (5) and the big-M rows (6) with M_i = max_j x^i_j + 1 (7) and a margin ε
@@ -37,6 +39,7 @@ from odtlib.models.hyperplane._formulation import (
     add_big_m_routing,
     add_formulation_1,
     hyperplane_constraints,
+    rows_that_count,
 )
 from odtlib.models.hyperplane.shattering import (
     CUT_ORDERS,
@@ -57,13 +60,14 @@ CUT_COUNTS_RENAMED = {"initial_cuts": "initial_cuts_per_node", "benders_cuts": "
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None = None, ccp_alpha: float = 0.0,
-                epsilon: float = 0.005, n_classes: int | None = None, benders_nodes: list[int] = ()
-                ) -> pyo.ConcreteModel:
+                epsilon: float = 0.005, n_classes: int | None = None, benders_nodes: list[int] = (),
+                sample_weight: np.ndarray | None = None) -> pyo.ConcreteModel:
     """Formulation (1) with (1m) as (5)-(7) on X scaled to [0, 1], except at ``benders_nodes``, whose (1m) is
-    left to the lazy shattering cuts (:class:`~odtlib.models.hyperplane.shattering.ShatteringBendersCuts`)."""
+    left to the lazy shattering cuts (:class:`~odtlib.models.hyperplane.shattering.ShatteringBendersCuts`);
+    ``sample_weight`` weights (1a)."""
     X = np.asarray(X, dtype=np.float64)
     model, y = tree_model("SOCT", depth, X, y, n_classes)
-    add_formulation_1(model, y, max_splits, ccp_alpha)                          # (1a)-(1l)
+    add_formulation_1(model, y, max_splits, ccp_alpha, sample_weight)           # (1a)-(1l)
     big_m_nodes = [t for t in model.tree.internal if t not in set(benders_nodes)]
     add_big_m_routing(model, X, big_m_nodes, epsilon)                           # (1m) = (5)-(7)
     return model
@@ -97,10 +101,11 @@ class SOCTFormulation(HyperplaneFormulation):
 
     def add_initial_cuts(self, n_cuts: int) -> None:
         """Section 4.2: up to ``n_cuts`` cuts (17) per node and round, found on the LP relaxation of (1) without
-        (1m), added to the MIP."""
+        (1m), added to the MIP. The LP's objective is the fit's (1a), weighted as the MIP's: the weights steer
+        which cuts its points violate, and every cut (17) is valid whatever the weights."""
         ctx, model = self.ctx, self.model
         lp, _ = tree_model("SOCT without (1m)", ctx.depth, ctx.X, ctx.y, ctx.n_classes)
-        add_formulation_1(lp, ctx.y, self.max_splits, self.ccp_alpha)
+        add_formulation_1(lp, ctx.y, self.max_splits, self.ccp_alpha, ctx.sample_weight)
         self.initial_separator = ShatteringSeparator(ctx.X, model.tree.internal, n_cuts, self.cut_order)
         cuts = initial_shattering_cuts(lp, self.initial_separator)
         model.initial_cuts = pyo.ConstraintList(doc="(17), initial cuts")
@@ -164,10 +169,19 @@ class SOCT(HyperplaneTreeClassifier):
         On solvers without heuristic callbacks (HiGHS, GLPK) and with ``warm_start=True``: start from the better
         in (1a) of the paper's SVM tree and the routing repair's tree built from the data alone (not the
         paper's; ``PAPER_METHODS`` switch it off). ``warm_start_source_`` says which ("svm" or "repair").
+    class_weight : None, "balanced" or dict, default None
+        Weights of the classes, multiplying ``fit``'s ``sample_weight`` (scikit-learn's meaning: "balanced"
+        weights class k by N / (K·N_k), a dict maps labels to weights, missing labels weigh 1). With point
+        weights w_i, (1a) counts each correctly classified point with its weight and a split costs α·W,
+        W = Σ_i w_i (α keeps its meaning as a share of the data; the weighted (1a) of
+        :mod:`~odtlib.models.hyperplane._formulation`); points of weight 0 leave the model. ``mip_gap=None``
+        proves the exact optimum with integer weights and α·W whole; otherwise the absolute gap is 1e-6.
     solver, time_limit, mip_gap, threads, random_state, warm_start, solver_options, keep_model, log
         As for every MIP estimator (:class:`~odtlib.models.MIPTreeClassifier`). ``warm_start=True`` starts
         from the paper's SVM heuristic (:class:`~odtlib.models.SVMTreeClassifier`, Section 5); a given Tree
-        (univariate or hyperplane) works too.
+        (univariate or hyperplane) works too. With point weights (``sample_weight`` or ``class_weight``) it
+        starts from CART's tree fitted with the weights instead (the SVM heuristic grows, prunes and picks its
+        trees by unweighted counts), and ``warm_start_source_`` is "cart".
 
     Notes
     -----
@@ -192,7 +206,8 @@ class SOCT(HyperplaneTreeClassifier):
     separation_stats_ : dict
         Separation LPs solved, their seconds, cuts found.
     warm_start_source_ : str or None
-        Where the warm start came from ("svm", "repair", or "tree" for a given Tree; None without a start).
+        Where the warm start came from ("svm", "cart" with point weights, "repair", or "tree" for a given Tree;
+        None without a start).
 
     Examples
     --------
@@ -231,19 +246,24 @@ class SOCT(HyperplaneTreeClassifier):
                  cut_order: str = "avoid_recent", routing_repair: bool = True, repaired_start: bool = True,
                  solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
-                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False,
-                 seed=DEPRECATED, initial_cuts=DEPRECATED, benders_cuts=DEPRECATED, user_cuts=DEPRECATED):
+                 warm_start=True, class_weight=None, solver_options: dict | None = None, keep_model: bool = False,
+                 log: bool = False, seed=DEPRECATED, initial_cuts=DEPRECATED, benders_cuts=DEPRECATED,
+                 user_cuts=DEPRECATED):
         store_parameters(self, locals())
 
     def _initial_tree(self, ctx):
-        """The paper's warm start (Section 5): the best of the SVM heuristic's three trees, pruned to β."""
-        if self.warm_start is True:
+        """The paper's warm start (Section 5): the best of the SVM heuristic's three trees, pruned to β; with
+        point weights CART's weighted tree (the SVM heuristic counts points unweighted)."""
+        if self._starts_from_svm(ctx):
             return svm_split_tree(ctx.X, ctx.y, ctx.classes, self.depth, max_splits=self.max_splits,
                                   random_state=self._parameter("random_state"))[0]
         return super()._initial_tree(ctx)
 
-    def _start_source(self) -> str:
-        return "svm" if self.warm_start is True else "tree"
+    def _starts_from_svm(self, ctx) -> bool:
+        return self.warm_start is True and ctx.sample_weight is None
+
+    def _start_source(self, ctx) -> str:
+        return "svm" if self._starts_from_svm(ctx) else super()._start_source(ctx)
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -261,10 +281,11 @@ class SOCT(HyperplaneTreeClassifier):
         return needs
 
     def _build(self, ctx):
+        ctx = rows_that_count(ctx)
         benders = node_set(self.benders_nodes, self.depth)
         model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, self.epsilon,
-                            n_classes=ctx.n_classes, benders_nodes=benders)
-        formulation = SOCTFormulation(ctx, model, cut_order=self.cut_order, **self._formulation_parameters())
+                            n_classes=ctx.n_classes, benders_nodes=benders, sample_weight=ctx.sample_weight)
+        formulation = SOCTFormulation(ctx, model, cut_order=self.cut_order, **self._formulation_parameters(ctx))
         if self._parameter("initial_cuts_per_node"):
             formulation.add_initial_cuts(self._parameter("initial_cuts_per_node"))
         return formulation

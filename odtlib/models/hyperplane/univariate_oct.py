@@ -27,6 +27,7 @@ from odtlib.models.hyperplane._formulation import (
     HyperplaneTreeClassifier,
     add_formulation_1,
     hyperplane_constraints,
+    rows_that_count,
 )
 from odtlib.tree import Leaf, Tree, UnivariateSplit
 
@@ -60,11 +61,11 @@ def add_univariate_splits(model: pyo.ConcreteModel, X: np.ndarray, margins: np.n
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None = None, ccp_alpha: float = 0.0,
-                n_classes: int | None = None) -> pyo.ConcreteModel:
-    """Formulation (1) with univariate threshold splits, on X scaled to [0, 1]."""
+                n_classes: int | None = None, sample_weight: np.ndarray | None = None) -> pyo.ConcreteModel:
+    """Formulation (1) with univariate threshold splits, on X scaled to [0, 1]; ``sample_weight`` weights (1a)."""
     X = np.asarray(X, dtype=np.float64)
     model, y = tree_model("UnivariateOCT", depth, X, y, n_classes)
-    add_formulation_1(model, y, max_splits, ccp_alpha)
+    add_formulation_1(model, y, max_splits, ccp_alpha, sample_weight)
     add_univariate_splits(model, X, feature_margins(X))
     return model
 
@@ -120,7 +121,9 @@ class UnivariateOCT(HyperplaneTreeClassifier):
     """Optimal univariate tree with continuous thresholds on features in [0, 1] (Bertsimas & Dunn's OCT).
 
     Parameters as :class:`~odtlib.models.SOCT` without the cut switches (``epsilon`` is replaced by the
-    per-feature margins ε_j of the data). ``warm_start=True`` starts from CART.
+    per-feature margins ε_j of the data). ``warm_start=True`` starts from CART (weighted as the fit).
+    ``fit(X, y, sample_weight=None)`` and ``class_weight`` weight the points of (1a) (the weighted (1a) of
+    :mod:`~odtlib.models.hyperplane._formulation`); the margins ε_j are those of the points of positive weight.
 
     Attributes
     ----------
@@ -151,11 +154,13 @@ class UnivariateOCT(HyperplaneTreeClassifier):
 
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
                  solver: str = "highs", time_limit: float | None = None, mip_gap: float | None = None,
-                 threads: int = 1, random_state: int = 0, warm_start=True, solver_options: dict | None = None,
-                 keep_model: bool = False, log: bool = False, seed=DEPRECATED):
+                 threads: int = 1, random_state: int = 0, warm_start=True, class_weight=None,
+                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _build(self, ctx):
-        model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, n_classes=ctx.n_classes)
+        ctx = rows_that_count(ctx)
+        model = build_model(ctx.X, ctx.y, self.depth, self.max_splits, self.ccp_alpha, n_classes=ctx.n_classes,
+                            sample_weight=ctx.sample_weight)
         return UnivariateFormulation(ctx, model, max_splits=self.max_splits, ccp_alpha=self.ccp_alpha,
-                                     start_source=self._start_source())
+                                     start_source=self._start_source(ctx))
