@@ -131,7 +131,9 @@ SAMPLE_WEIGHT_GAPS = {
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("check_name", SAMPLE_WEIGHT_CHECKS)
-@pytest.mark.parametrize("estimator", [FlowOCT(**FAST), BendersOCT(**FAST), OCT(**FAST), BinOCT(**FAST)],
+@pytest.mark.parametrize("estimator", [FlowOCT(**FAST), BendersOCT(**FAST), OCT(**FAST), BinOCT(**FAST),
+                                       SVM1ODT(depth=1, mip_gap=1.0, time_limit=30,
+                                               solver_options={"mip_abs_gap": 1e9})],
                          ids=lambda est: type(est).__name__)
 def test_sample_weight_checks(estimator, check_name, request):
     if check_name in SAMPLE_WEIGHT_GAPS:

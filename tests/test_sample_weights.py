@@ -1,10 +1,13 @@
-"""Sample weights and class weights of the univariate MIP estimators of paper 001 (FlowOCT, BendersOCT, OCT, BinOCT).
+"""Sample weights and class weights of the MIP estimators: paper 001's (FlowOCT, BendersOCT, OCT, BinOCT) first.
 
 With weights w_i the objective (1.1) becomes ``(1 - λ)·Σ_i w_i·[i correct] - λ·splits`` (BinOCT: λ = 0). The
 checks compare each weighted fit with an unweighted fit of the data that the weights stand for (a row removed,
 a row repeated), with a scaled fit, and with an exhaustive enumeration of every depth <= 2 tree
 (``tests/oracles.py``). Every fitted tree is also scored independently: its predictions on the data, weighted
 with numpy, minus λ times its number of splits, must equal the optimum.
+
+SVM1ODT (paper 004) and CategoricalODT (paper 000) have their own sections below: (1a) weights each point's error
+and margin slack, and (8a) each correctly classified point (C times more for a negative).
 """
 from __future__ import annotations
 
@@ -20,9 +23,11 @@ from odtlib.models import (
     BendersOCT,
     BinOCT,
     CategoricalODT,
+    DataSelectedClassifier,
     FlowOCT,
     RegularizedBendOCT,
     RegularizedFlowOCT,
+    SVM1ODT,
     UnivariateOCT,
 )
 from odtlib.models._pipeline import FitContext, weighted_objective_step
@@ -160,7 +165,7 @@ def test_accelerated_engine_refuses_weights(cls):
 
 
 def test_only_the_weighted_estimators_take_sample_weight():
-    for cls in (FlowOCT, BendersOCT, OCT, BinOCT):
+    for cls in (FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT):
         assert has_fit_parameter(cls(), "sample_weight")
         assert "class_weight" in cls().get_params()
     for cls in (CategoricalODT, SOCT, OCTH, UnivariateOCT, RegularizedBendOCT, RegularizedFlowOCT):
@@ -176,7 +181,7 @@ def test_objective_step_needs_integer_weights():
     assert weighted_objective_step(None, np.array([1.0, 2.0])) is None
 
 
-@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT, BinOCT])
+@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT])
 def test_cart_warm_start_uses_the_weights(cls):
     # rows (x0, x1 -> y): (0,0->0) (0,1->0) (1,0->0) (1,1->1) (1,1->1). Either feature leaves one class-0 row with
     # the two class-1 rows: x0 = 1 holds row 2, x1 = 1 holds row 1. Weighting row 2 by 5 makes x1 the better root
@@ -189,3 +194,131 @@ def test_cart_warm_start_uses_the_weights(cls):
         ctx = FitContext.of(X, y, depth=1, sample_weight=weights)
         start = cls(depth=1)._initial_tree(ctx)
         assert start.nodes[start.root].feature == root_feature
+
+
+# ------------------------------------------------------------------------------------------ SVM1ODT (paper 004)
+# (1a) with weights: Σ_i w_i (c_i + α₁ Σ_b m_ib) + α₂ Σ_b ||h_b||_1. On one feature in [0, 1] with neighbours at
+# least 0.1 apart, a depth-1 tree is a threshold between two neighbours; its hyperplane needs |h| >= ε / 0.05 =
+# 0.2 for no point to sit inside the margin (slack costs α₁·w_i·ε = 2·w_i per point at α₁ = 2/ε, far more than
+# α₂·|h| <= 0.002), so the optimum is the best weighted error of a threshold plus less than 0.002.
+SVM_X = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9, 1.0])[:, None]
+SVM_Y = np.array([0, 0, 1, 0, 0, 1, 1, 0, 1, 1])
+SVM_ALPHA2 = 1e-3
+
+
+def svm_fitted(X, y, sample_weight=None, **params):
+    clf = SVM1ODT(**{"depth": 1, "alpha2": SVM_ALPHA2, "warm_start": True, **params}).fit(
+        X, y, sample_weight=sample_weight)
+    assert clf.solve_result_.status == "optimal"
+    return clf
+
+
+def best_threshold_error(x, y, weights) -> float:
+    """The least weighted error of a depth-1 tree on one feature: every cut between sorted values (and none),
+    each side labelled by its heavier class (computed here by enumeration, independently of the model)."""
+    values = np.unique(x)
+    cuts = np.r_[values[0] - 1, (values[:-1] + values[1:]) / 2]
+    best = np.inf
+    for cut in cuts:
+        error = 0.0
+        for side in (x <= cut, x > cut):
+            by_class = np.bincount(y[side], weights=weights[side], minlength=2)
+            error += by_class.sum() - by_class.max()
+        best = min(best, error)
+    return float(best)
+
+
+def svm_objective_1a(clf, X, y, weights) -> float:
+    """(1a) of the fitted depth-1 tree computed with numpy: weighted errors, weighted margin slack
+    α₁ Σ_i w_i max(ε - |g - h·x_i|, 0), and α₂ ||h||_1."""
+    root = clf.tree_.nodes[clf.tree_.root]
+    gap = np.abs(root.bias - X @ root.weights)
+    slack = np.maximum(clf.epsilon_ - gap, 0.0)
+    errors = clf.predict(X) != y
+    return float(weights @ errors + clf.alpha1_ * weights @ slack + SVM_ALPHA2 * np.abs(root.weights).sum())
+
+
+def test_svm1odt_weighted_optimum_matches_the_threshold_oracle():
+    weights = np.array([1.0, 0.5, 2.5, 0.4, 1.0, 0.7, 1.2, 3.0, 0.3, 1.0])
+    clf = svm_fitted(SVM_X, SVM_Y, weights)
+    best = best_threshold_error(SVM_X[:, 0], SVM_Y, weights)
+    # by hand: the cut at 0.75 predicting 1 on the left, 0 on the right errs on rows 0, 1, 3, 4 (1 + 0.5 + 0.4 + 1)
+    # and 8, 9 (0.3 + 1): 4.2; the next best cuts (after 0.1, after 0.8) err 4.4
+    assert best == pytest.approx(4.2)
+    assert float(weights @ (clf.predict(SVM_X) != SVM_Y)) == pytest.approx(best, abs=1e-9)
+    assert best <= clf.solve_result_.objective < best + 0.002
+    assert svm_objective_1a(clf, SVM_X, SVM_Y, weights) == pytest.approx(clf.solve_result_.objective, abs=1e-5)
+
+
+def test_svm1odt_zero_weight_is_the_row_removed():
+    # row 10 (x = 0.45, weight 0) would halve the data's resolution (epsilon=None: 0.025 instead of 0.01 clipped)
+    # and bound the hyperplane's scale; a left-out row does neither
+    X, y = np.vstack([SVM_X, [[0.45]]]), np.r_[SVM_Y, 1]
+    weights = np.r_[np.ones(10), 0.0]
+    weighted = svm_fitted(X, y, weights)
+    reduced = svm_fitted(SVM_X, SVM_Y)
+    assert weighted.epsilon_ == reduced.epsilon_ == 0.01
+    assert weighted.solve_result_.objective == pytest.approx(reduced.solve_result_.objective, abs=1e-6)
+    np.testing.assert_array_equal(weighted.predict(SVM_X), reduced.predict(SVM_X))
+
+
+def test_svm1odt_integer_weight_is_the_row_repeated():
+    weights = np.array([1, 2, 3, 1, 1, 2, 1, 3, 1, 2])
+    weighted = svm_fitted(SVM_X, SVM_Y, weights)
+    X_rep, y_rep = np.repeat(SVM_X, weights, axis=0), np.repeat(SVM_Y, weights)
+    repeated = svm_fitted(X_rep, y_rep)
+    assert weighted.solve_result_.objective == pytest.approx(repeated.solve_result_.objective, abs=1e-6)
+    assert svm_objective_1a(weighted, X_rep, y_rep, np.ones(len(y_rep))) == pytest.approx(
+        repeated.solve_result_.objective, abs=1e-5)
+
+
+def test_svm1odt_scaling_the_weights_is_scaling_alpha2():
+    # (1a) is homogeneous in (w, α₂): c·w with c·α₂ has the same optima and c times the objective (α₁ = 2/ε and ε
+    # do not depend on the weights)
+    weights = np.array([1.0, 0.5, 2.5, 0.4, 1.0, 0.7, 1.2, 3.0, 0.3, 1.0])
+    c = 2.5
+    base = svm_fitted(SVM_X, SVM_Y, weights)
+    scaled = svm_fitted(SVM_X, SVM_Y, c * weights, alpha2=c * SVM_ALPHA2)
+    assert scaled.solve_result_.objective == pytest.approx(c * base.solve_result_.objective, abs=1e-5)
+    np.testing.assert_array_equal(scaled.predict(SVM_X), base.predict(SVM_X))
+
+
+def test_svm1odt_class_weight_multiplies_the_sample_weights():
+    y = np.where(SVM_Y == 1, "yes", "no")
+    balanced = svm_fitted(SVM_X, y, class_weight="balanced")
+    as_weights = svm_fitted(SVM_X, y, compute_sample_weight("balanced", y))
+    assert balanced.solve_result_.objective == pytest.approx(as_weights.solve_result_.objective, abs=1e-6)
+    sample_weight = np.array([1.0, 0.5, 2.5, 0.4, 1.0, 0.7, 1.2, 3.0, 0.3, 1.0])
+    by_dict = svm_fitted(SVM_X, y, sample_weight, class_weight={"no": 2.0})
+    product = sample_weight * np.where(y == "no", 2.0, 1.0)
+    best = best_threshold_error(SVM_X[:, 0], SVM_Y, product)
+    assert float(product @ (by_dict.predict(SVM_X) != y)) == pytest.approx(best, abs=1e-9)
+    assert best <= by_dict.solve_result_.objective < best + 0.002
+
+
+def test_svm1odt_refuses_bad_weights_and_the_unweighted_svm_start():
+    clf = SVM1ODT(depth=1)
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        clf.fit(SVM_X, SVM_Y, sample_weight=np.r_[-1.0, np.ones(9)])
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.fit(SVM_X, SVM_Y, sample_weight=np.ones(9))
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        clf.fit(SVM_X, SVM_Y, sample_weight=np.zeros(10))
+    with pytest.raises(ValueError, match="every point has weight 0"):
+        SVM1ODT(depth=1, class_weight={0: 0.0, 1: 0.0}).fit(SVM_X, SVM_Y)
+    with pytest.raises(ValueError, match="warm_start='best'"):
+        SVM1ODT(depth=1, warm_start="svm").fit(SVM_X, SVM_Y, sample_weight=np.r_[2.0, np.ones(9)])
+    with pytest.raises(ValueError, match="warm_start='best'"):
+        SVM1ODT(depth=1, warm_start="svm", class_weight={0: 2.0}).fit(SVM_X, SVM_Y)
+    # equal weights are the unweighted problem: the SVM start is allowed
+    assert SVM1ODT(depth=1, warm_start="svm").fit(SVM_X, SVM_Y, sample_weight=np.full(10, 3.0)).tree_ is not None
+
+
+def test_data_selection_fits_with_the_weights():
+    # the kept rows' weights reach the MIP: its tree is optimal for the weighted error on those rows
+    weights = np.array([1.0, 0.5, 2.5, 0.4, 1.0, 0.7, 1.2, 3.0, 0.3, 1.0])
+    clf = DataSelectedClassifier(SVM1ODT(depth=1, alpha2=SVM_ALPHA2)).fit(SVM_X, SVM_Y, sample_weight=weights)
+    kept = clf.selected_rows_
+    best = best_threshold_error(SVM_X[kept, 0], SVM_Y[kept], weights[kept])
+    assert float(weights[kept] @ (clf.predict(SVM_X[kept]) != SVM_Y[kept])) == pytest.approx(best, abs=1e-9)
+    assert best <= clf.solve_result_.objective < best + 0.002
