@@ -165,10 +165,10 @@ def test_accelerated_engine_refuses_weights(cls):
 
 
 def test_only_the_weighted_estimators_take_sample_weight():
-    for cls in (FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT):
+    for cls in (FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT, CategoricalODT):
         assert has_fit_parameter(cls(), "sample_weight")
         assert "class_weight" in cls().get_params()
-    for cls in (CategoricalODT, SOCT, OCTH, UnivariateOCT, RegularizedBendOCT, RegularizedFlowOCT):
+    for cls in (SOCT, OCTH, UnivariateOCT, RegularizedBendOCT, RegularizedFlowOCT):
         assert not has_fit_parameter(cls(), "sample_weight")
 
 
@@ -272,6 +272,21 @@ def test_svm1odt_integer_weight_is_the_row_repeated():
         repeated.solve_result_.objective, abs=1e-5)
 
 
+def test_svm1odt_repeated_rows_pay_their_margin_slack_each():
+    # rows 2 and 3 (x = 0.40 and 0.42, classes 0 and 1, weights 3 and 2) are 0.02 apart, and |g - h·x| <= 1 at
+    # x = 0 and 1 around a cut t in [0.40, 0.42] bounds |h| by 1 / 0.58 < 1.73: the five copies' slack is at least
+    # 3·(ε - |h|(t - 0.40)) + 2·(ε - |h|(0.42 - t)) >= 5ε - 3·1.73·0.02 = 0.146 (ε = 0.05), i.e. α₁·0.146 = 1.46 at
+    # α₁ = 10, and at most 5ε·α₁ = 2.5; an error costs 2 or 3 plus the rest's slack, so the optimum separates them
+    X = np.array([0.0, 0.2, 0.40, 0.42, 0.6, 0.8, 1.0])[:, None]
+    y = np.array([0, 0, 0, 1, 1, 1, 1])
+    weights = np.array([1, 2, 3, 2, 1, 1, 2])
+    weighted = svm_fitted(X, y, weights, alpha1=10.0, epsilon=0.05)
+    repeated = svm_fitted(np.repeat(X, weights, axis=0), np.repeat(y, weights), alpha1=10.0, epsilon=0.05)
+    assert weighted.score(X, y) == 1.0
+    assert 1.46 < weighted.solve_result_.objective < 2.5 + 0.01         # the slack of 3 + 2 copies, + α₂·|h|
+    assert weighted.solve_result_.objective == pytest.approx(repeated.solve_result_.objective, abs=1e-5)
+
+
 def test_svm1odt_scaling_the_weights_is_scaling_alpha2():
     # (1a) is homogeneous in (w, α₂): c·w with c·α₂ has the same optima and c times the objective (α₁ = 2/ε and ε
     # do not depend on the weights)
@@ -322,3 +337,161 @@ def test_data_selection_fits_with_the_weights():
     best = best_threshold_error(SVM_X[kept, 0], SVM_Y[kept], weights[kept])
     assert float(weights[kept] @ (clf.predict(SVM_X[kept]) != SVM_Y[kept])) == pytest.approx(best, abs=1e-9)
     assert best <= clf.solve_result_.objective < best + 0.002
+
+
+# ------------------------------------------------------------------------------------------ CategoricalODT (paper 000)
+# (8a) with weights: max Σ_{i∈I+} w_i [i in a positive leaf] + C Σ_{i∈I-} w_i [i in a negative leaf]. Every
+# topology's leaf-adjacent node sends left to a negative leaf and right to a positive one, so the best subtree of
+# height h on the rows R is, over every test t of the node, the best of height h - 1 on R ∩ left(t) plus that on
+# R \ left(t), down to height 1 (the weight of R's negatives that t sends left plus its positives sent right).
+CAT_SIZES = (3, 2, 4)
+
+
+def one_hot_data(seed: int, n: int = 16):
+    """Rows with one value per group (CAT_SIZES values), random labels; the groups as column lists."""
+    rng = np.random.default_rng(seed)
+    values = np.stack([rng.integers(0, s, size=n) for s in CAT_SIZES], axis=1)
+    starts = np.cumsum((0,) + CAT_SIZES[:-1])
+    A = np.hstack([np.eye(s, dtype=int)[values[:, g]] for g, s in enumerate(CAT_SIZES)])
+    return A, rng.integers(0, 2, size=n), [list(range(a, a + s)) for a, s in zip(starts, CAT_SIZES)]
+
+
+def best_subset_tree(A, positive, groups, height: int, w_pos, w_neg) -> float:
+    """The best (8a) of a balanced tree of ``height`` by enumeration of every test at every node (see above)."""
+    from oracles_subset import allowed_subsets
+
+    tests = np.array([A[:, [cols[t] for t in chosen]].any(axis=1) if chosen else np.zeros(len(A), bool)
+                      for cols in groups for chosen in allowed_subsets(len(cols), False, None, False)])
+    w_pos, w_neg = np.where(positive, w_pos, 0.0), np.where(positive, 0.0, w_neg)
+
+    def best(rows, h):
+        if h == 1:
+            return float((tests @ (rows * w_neg) + ~tests @ (rows * w_pos)).max())
+        return max(best(rows & left, h - 1) + best(rows & ~left, h - 1) for left in tests)
+
+    return best(np.ones(len(A), bool), height)
+
+
+def cat_fitted(A, y, groups, sample_weight=None, **params):
+    clf = CategoricalODT(groups=groups, **params).fit(A, y, sample_weight=sample_weight)
+    assert clf.solve_result_.status == "optimal"
+    return clf
+
+
+def cat_score(clf, A, y, weights, C: float = 1.0, positive=1) -> float:
+    """(8a) of the fitted tree computed with numpy: weights of the correct positives plus C times the negatives'."""
+    correct = clf.predict(A) == y
+    return float(weights[correct & (y == positive)].sum() + C * weights[correct & (y != positive)].sum())
+
+
+@pytest.mark.parametrize("topology, subtree_benders, seed", [("depth2", False, 11), ("depth3", True, 12),
+                                                             ("depth2", True, 13)])
+def test_categorical_fractional_weights_match_the_enumeration(topology, subtree_benders, seed):
+    A, y, groups = one_hot_data(seed)
+    weights = np.random.default_rng(seed).uniform(0.0, 3.0, size=len(y))
+    clf = cat_fitted(A, y, groups, weights, topology=topology, subtree_benders=subtree_benders)
+    height = {"depth2": 2, "depth3": 3}[topology]
+    best = best_subset_tree(A, y == 1, groups, height, weights, weights)
+    assert clf.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert cat_score(clf, A, y, weights) == pytest.approx(best, abs=TOL)
+
+
+@pytest.mark.parametrize("subtree_benders", [False, True])
+def test_categorical_zero_weight_is_the_row_removed(subtree_benders):
+    A, y, groups = one_hot_data(14)
+    weights = np.ones(len(y))
+    weights[[1, 5, 9]] = 0
+    kept = weights > 0
+    weighted = cat_fitted(A, y, groups, weights, subtree_benders=subtree_benders)
+    reduced = cat_fitted(A[kept], y[kept], groups, subtree_benders=subtree_benders)
+    assert weighted.solve_result_.objective == pytest.approx(reduced.solve_result_.objective, abs=TOL)
+    assert cat_score(weighted, A[kept], y[kept], np.ones(kept.sum())) == pytest.approx(
+        reduced.solve_result_.objective, abs=TOL)
+
+
+@pytest.mark.parametrize("subtree_benders", [False, True])
+def test_categorical_integer_weight_is_the_row_repeated(subtree_benders):
+    A, y, groups = one_hot_data(15)
+    weights = np.random.default_rng(15).integers(1, 4, size=len(y))
+    weighted = cat_fitted(A, y, groups, weights, subtree_benders=subtree_benders)
+    A_rep, y_rep = np.repeat(A, weights, axis=0), np.repeat(y, weights)
+    repeated = cat_fitted(A_rep, y_rep, groups, subtree_benders=subtree_benders)
+    assert weighted.solve_result_.objective == pytest.approx(repeated.solve_result_.objective, abs=TOL)
+    assert cat_score(weighted, A_rep, y_rep, np.ones(len(y_rep))) == pytest.approx(
+        repeated.solve_result_.objective, abs=TOL)
+    assert weighted.solve_result_.gap == pytest.approx(0.0, abs=1e-9)     # integer weights keep the step 1
+
+
+def test_categorical_scaling_the_weights_scales_the_optimum():
+    A, y, groups = one_hot_data(16)
+    weights = np.random.default_rng(16).uniform(0.5, 2.0, size=len(y))
+    c = 2.5
+    base = cat_fitted(A, y, groups, weights)
+    scaled = cat_fitted(A, y, groups, c * weights)
+    assert scaled.solve_result_.objective == pytest.approx(c * base.solve_result_.objective, abs=TOL)
+    assert cat_score(scaled, A, y, weights) == pytest.approx(base.solve_result_.objective, abs=TOL)
+
+
+def test_categorical_class_weight_keeps_the_papers_c():
+    A, y, groups = one_hot_data(17)
+    labels = np.where(y == 1, "pos", "neg")
+    sample_weight = np.random.default_rng(17).uniform(0.5, 1.5, size=len(y))
+    # a number is C of (8a): C times the weight of every correct negative, on top of sample_weight
+    by_c = cat_fitted(A, labels, groups, sample_weight, class_weight=2.0)
+    best = best_subset_tree(A, y == 1, groups, 2, sample_weight, 2.0 * sample_weight)
+    assert by_c.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert cat_score(by_c, A, labels, sample_weight, C=2.0, positive="pos") == pytest.approx(best, abs=TOL)
+    # the dict {negative: C} is the same objective
+    by_dict = cat_fitted(A, labels, groups, sample_weight, class_weight={"neg": 2.0})
+    assert by_dict.solve_result_.objective == pytest.approx(best, abs=TOL)
+    # "balanced" is scikit-learn's n / (2 n_k) per class, i.e. C = n+ / n- times n / (2 n+)
+    balanced = cat_fitted(A, labels, groups, class_weight="balanced")
+    as_weights = cat_fitted(A, labels, groups, compute_sample_weight("balanced", labels))
+    assert balanced.solve_result_.objective == pytest.approx(as_weights.solve_result_.objective, abs=TOL)
+    n, n_pos = len(y), int((y == 1).sum())
+    as_c = cat_fitted(A, labels, groups, class_weight=n_pos / (n - n_pos))
+    assert balanced.solve_result_.objective == pytest.approx(n / (2 * n_pos) * as_c.solve_result_.objective,
+                                                             abs=TOL)
+
+
+def test_categorical_weighted_rate_floor():
+    # (16) with weights: the best weighted sensitivity among trees whose weighted specificity reaches the floor,
+    # by enumerating every depth-2 tree (three tests) and its weighted counts
+    from oracles_subset import allowed_subsets
+
+    A, y, groups = one_hot_data(18, n=12)
+    weights = np.random.default_rng(18).uniform(0.5, 2.0, size=len(y))
+    floor = 0.8
+    clf = cat_fitted(A, y, groups, weights, maximize="sensitivity", floor=floor)
+    tests = [A[:, [cols[t] for t in chosen]].any(axis=1) if chosen else np.zeros(len(y), bool)
+             for cols in groups for chosen in allowed_subsets(len(cols), False, None, False)]
+    pos, neg = y == 1, y == 0
+    best = -np.inf
+    for root in tests:
+        for left in tests:
+            for right in tests:
+                # leaves left to right: negative, positive, negative, positive
+                predicted_positive = np.where(root, ~left, ~right)
+                if weights[neg & ~predicted_positive].sum() >= floor * weights[neg].sum():
+                    best = max(best, weights[pos & predicted_positive].sum())
+    assert clf.solve_result_.objective == pytest.approx(best, abs=TOL)
+    predicted_positive = clf.predict(A) == 1
+    assert weights[pos & predicted_positive].sum() == pytest.approx(best, abs=TOL)
+    assert weights[neg & ~predicted_positive].sum() >= floor * weights[neg].sum() - TOL
+
+
+def test_categorical_refuses_bad_weights_and_the_unweighted_feature_selection():
+    A, y, groups = one_hot_data(19, n=10)
+    clf = CategoricalODT(groups=groups)
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        clf.fit(A, y, sample_weight=np.r_[-1.0, np.ones(9)])
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.fit(A, y, sample_weight=np.ones(9))
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        clf.fit(A, y, sample_weight=np.zeros(10))
+    with pytest.raises(ValueError, match="every point has weight 0"):
+        CategoricalODT(groups=groups, class_weight={0: 0.0, 1: 0.0}).fit(A, y)
+    with pytest.raises(ValueError, match="class_weight"):
+        CategoricalODT(groups=groups, class_weight="even").fit(A, y)
+    with pytest.raises(ValueError, match=r"feature_selection=\[\.\.\.\]"):
+        CategoricalODT(groups=groups, feature_selection="cart").fit(A, y, sample_weight=np.full(10, 2.0))
