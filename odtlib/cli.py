@@ -148,8 +148,9 @@ def _add_fit_arguments(fit: argparse.ArgumentParser) -> None:
                           f"columns to [0, 1] (UnitScaler); {RAW_ENCODING} gives the columns as loaded "
                           f"(CategoricalODT encodes them itself); categorical columns are one-hot except with "
                           f"{RAW_ENCODING} (default: the model's input in the README's table: {RAW_ENCODING} for "
-                          f"CategoricalODT and {OWN_DATA_MODEL}, {UNIT_ENCODING} for SOCT, OCTH, UnivariateOCT, SVM1ODT and "
-                          f"SVMTreeClassifier, {DEFAULT_ENCODING} for the others; with --paper, the paper's encoding)")
+                          f"CategoricalODT and {OWN_DATA_MODEL}, {UNIT_ENCODING} for SOCT, OCTH, UnivariateOCT, "
+                          f"SVM1ODT and SVMTreeClassifier, {DEFAULT_ENCODING} for the others; with --paper, the "
+                          f"paper's encoding)")
     fit.add_argument("--model", choices=models, metavar="MODEL",
                      help=f"formulation, a class of odtlib.models: {', '.join(models)} (default: "
                           f"{OWN_DATA_MODEL} with --csv or --parquet, FlowOCT with --dataset)")
@@ -188,7 +189,8 @@ def _add_reproduce_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--jobs", type=_positive_int, default=1, help="parallel runs inside each notebook (n_jobs)")
     rep.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
     rep.add_argument("--solver", default="highs", choices=SOLVERS, help="MIP solver passed to the notebooks")
-    rep.add_argument("--time-limit", type=_positive_float, metavar="SECONDS", help="seconds per solve (default: the profile's)")
+    rep.add_argument("--time-limit", type=_positive_float, metavar="SECONDS",
+                     help="seconds per solve (default: the profile's)")
     rep.add_argument("--output", default="results/reproduce", help="output folder")
     rep.add_argument("--notebooks-dir",
                      help="folder of the paper<NNN>_*.ipynb notebooks (default: ./notebooks, else the "
@@ -216,7 +218,8 @@ def _parser() -> argparse.ArgumentParser:
     ver.add_argument("--seed", type=int, default=0, help="seed of the sample")
     ver.add_argument("--max-runtime", type=_positive_float, metavar="SECONDS",
                      help="sample only optima whose stored solve took at most this long")
-    led = _subparser(sub, "claims", "print the claims ledger: which of the papers' claims hold, from the stored results")
+    led = _subparser(sub, "claims",
+                     "print the claims ledger: which of the papers' claims hold, from the stored results")
     led.add_argument("--papers", nargs="*", help="paper numbers (default: all five)")
     led.add_argument("--results-dir", metavar="PATH", help="stored results (default: results/full of the checkout)")
     led.add_argument("--summary", action="store_true", help="only the verdicts counted per paper")

@@ -1,11 +1,15 @@
-"""Sample weights and class weights of the univariate MIP estimators of paper 001 (FlowOCT, BendersOCT, OCT, BinOCT)
-and of paper 002's family on formulation (1) (SOCT, OCTH, UnivariateOCT; last section).
+"""Sample weights and class weights of the MIP estimators: paper 001's (FlowOCT, BendersOCT, OCT, BinOCT) first.
 
 With weights w_i the objective (1.1) becomes ``(1 - λ)·Σ_i w_i·[i correct] - λ·splits`` (BinOCT: λ = 0). The
 checks compare each weighted fit with an unweighted fit of the data that the weights stand for (a row removed,
 a row repeated), with a scaled fit, and with an exhaustive enumeration of every depth <= 2 tree
 (``tests/oracles.py``). Every fitted tree is also scored independently: its predictions on the data, weighted
 with numpy, minus λ times its number of splits, must equal the optimum.
+
+SVM1ODT (paper 004), CategoricalODT (paper 000) and paper 002's family on formulation (1) (SOCT, OCTH,
+UnivariateOCT) have their own sections below: paper 004's (1a) weights each point's error and margin slack,
+paper 000's (8a) each correctly classified point (C times more for a negative), paper 002's (1a) each correctly
+classified point, with the split price α·W.
 """
 from __future__ import annotations
 
@@ -21,9 +25,11 @@ from odtlib.models import (
     BendersOCT,
     BinOCT,
     CategoricalODT,
+    DataSelectedClassifier,
     FlowOCT,
     RegularizedBendOCT,
     RegularizedFlowOCT,
+    SVM1ODT,
     UnivariateOCT,
 )
 from odtlib.models._pipeline import FitContext, weighted_objective_step
@@ -164,10 +170,10 @@ def test_accelerated_engine_refuses_weights(cls):
 
 
 def test_only_the_weighted_estimators_take_sample_weight():
-    for cls in (FlowOCT, BendersOCT, OCT, BinOCT, SOCT, OCTH, UnivariateOCT):
+    for cls in (FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT, CategoricalODT, SOCT, OCTH, UnivariateOCT):
         assert has_fit_parameter(cls(), "sample_weight")
         assert "class_weight" in cls().get_params()
-    for cls in (CategoricalODT, RegularizedBendOCT, RegularizedFlowOCT):
+    for cls in (RegularizedBendOCT, RegularizedFlowOCT):
         assert not has_fit_parameter(cls(), "sample_weight")
 
 
@@ -180,7 +186,7 @@ def test_objective_step_needs_integer_weights():
     assert weighted_objective_step(None, np.array([1.0, 2.0])) is None
 
 
-@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT, BinOCT])
+@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT])
 def test_cart_warm_start_uses_the_weights(cls):
     # rows (x0, x1 -> y): (0,0->0) (0,1->0) (1,0->0) (1,1->1) (1,1->1). Either feature leaves one class-0 row with
     # the two class-1 rows: x0 = 1 holds row 2, x1 = 1 holds row 1. Weighting row 2 by 5 makes x1 the better root
@@ -193,6 +199,307 @@ def test_cart_warm_start_uses_the_weights(cls):
         ctx = FitContext.of(X, y, depth=1, sample_weight=weights)
         start = cls(depth=1)._initial_tree(ctx)
         assert start.nodes[start.root].feature == root_feature
+
+
+# ------------------------------------------------------------------------------------------ SVM1ODT (paper 004)
+# (1a) with weights: Σ_i w_i (c_i + α₁ Σ_b m_ib) + α₂ Σ_b ||h_b||_1. On one feature in [0, 1] with neighbours at
+# least 0.1 apart, a depth-1 tree is a threshold between two neighbours; its hyperplane needs |h| >= ε / 0.05 =
+# 0.2 for no point to sit inside the margin (slack costs α₁·w_i·ε = 2·w_i per point at α₁ = 2/ε, far more than
+# α₂·|h| <= 0.002), so the optimum is the best weighted error of a threshold plus less than 0.002.
+SVM_X = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9, 1.0])[:, None]
+SVM_Y = np.array([0, 0, 1, 0, 0, 1, 1, 0, 1, 1])
+SVM_ALPHA2 = 1e-3
+
+
+def svm_fitted(X, y, sample_weight=None, **params):
+    clf = SVM1ODT(**{"depth": 1, "alpha2": SVM_ALPHA2, "warm_start": True, **params}).fit(
+        X, y, sample_weight=sample_weight)
+    assert clf.solve_result_.status == "optimal"
+    return clf
+
+
+def best_threshold_error(x, y, weights) -> float:
+    """The least weighted error of a depth-1 tree on one feature: every cut between sorted values (and none),
+    each side labelled by its heavier class (computed here by enumeration, independently of the model)."""
+    values = np.unique(x)
+    cuts = np.r_[values[0] - 1, (values[:-1] + values[1:]) / 2]
+    best = np.inf
+    for cut in cuts:
+        error = 0.0
+        for side in (x <= cut, x > cut):
+            by_class = np.bincount(y[side], weights=weights[side], minlength=2)
+            error += by_class.sum() - by_class.max()
+        best = min(best, error)
+    return float(best)
+
+
+def svm_objective_1a(clf, X, y, weights) -> float:
+    """(1a) of the fitted depth-1 tree computed with numpy: weighted errors, weighted margin slack
+    α₁ Σ_i w_i max(ε - |g - h·x_i|, 0), and α₂ ||h||_1."""
+    root = clf.tree_.nodes[clf.tree_.root]
+    gap = np.abs(root.bias - X @ root.weights)
+    slack = np.maximum(clf.epsilon_ - gap, 0.0)
+    errors = clf.predict(X) != y
+    return float(weights @ errors + clf.alpha1_ * weights @ slack + SVM_ALPHA2 * np.abs(root.weights).sum())
+
+
+def test_svm1odt_weighted_optimum_matches_the_threshold_oracle():
+    weights = np.array([1.0, 0.5, 2.5, 0.4, 1.0, 0.7, 1.2, 3.0, 0.3, 1.0])
+    clf = svm_fitted(SVM_X, SVM_Y, weights)
+    best = best_threshold_error(SVM_X[:, 0], SVM_Y, weights)
+    # by hand: the cut at 0.75 predicting 1 on the left, 0 on the right errs on rows 0, 1, 3, 4 (1 + 0.5 + 0.4 + 1)
+    # and 8, 9 (0.3 + 1): 4.2; the next best cuts (after 0.1, after 0.8) err 4.4
+    assert best == pytest.approx(4.2)
+    assert float(weights @ (clf.predict(SVM_X) != SVM_Y)) == pytest.approx(best, abs=1e-9)
+    assert best <= clf.solve_result_.objective < best + 0.002
+    assert svm_objective_1a(clf, SVM_X, SVM_Y, weights) == pytest.approx(clf.solve_result_.objective, abs=1e-5)
+
+
+def test_svm1odt_zero_weight_is_the_row_removed():
+    # row 10 (x = 0.45, weight 0) would halve the data's resolution (epsilon=None: 0.025 instead of 0.01 clipped)
+    # and bound the hyperplane's scale; a left-out row does neither
+    X, y = np.vstack([SVM_X, [[0.45]]]), np.r_[SVM_Y, 1]
+    weights = np.r_[np.ones(10), 0.0]
+    weighted = svm_fitted(X, y, weights)
+    reduced = svm_fitted(SVM_X, SVM_Y)
+    assert weighted.epsilon_ == reduced.epsilon_ == 0.01
+    assert weighted.solve_result_.objective == pytest.approx(reduced.solve_result_.objective, abs=1e-6)
+    np.testing.assert_array_equal(weighted.predict(SVM_X), reduced.predict(SVM_X))
+
+
+def test_svm1odt_integer_weight_is_the_row_repeated():
+    weights = np.array([1, 2, 3, 1, 1, 2, 1, 3, 1, 2])
+    weighted = svm_fitted(SVM_X, SVM_Y, weights)
+    X_rep, y_rep = np.repeat(SVM_X, weights, axis=0), np.repeat(SVM_Y, weights)
+    repeated = svm_fitted(X_rep, y_rep)
+    assert weighted.solve_result_.objective == pytest.approx(repeated.solve_result_.objective, abs=1e-6)
+    assert svm_objective_1a(weighted, X_rep, y_rep, np.ones(len(y_rep))) == pytest.approx(
+        repeated.solve_result_.objective, abs=1e-5)
+
+
+def test_svm1odt_repeated_rows_pay_their_margin_slack_each():
+    # rows 2 and 3 (x = 0.40 and 0.42, classes 0 and 1, weights 3 and 2) are 0.02 apart, and |g - h·x| <= 1 at
+    # x = 0 and 1 around a cut t in [0.40, 0.42] bounds |h| by 1 / 0.58 < 1.73: the five copies' slack is at least
+    # 3·(ε - |h|(t - 0.40)) + 2·(ε - |h|(0.42 - t)) >= 5ε - 3·1.73·0.02 = 0.146 (ε = 0.05), i.e. α₁·0.146 = 1.46 at
+    # α₁ = 10, and at most 5ε·α₁ = 2.5; an error costs 2 or 3 plus the rest's slack, so the optimum separates them
+    X = np.array([0.0, 0.2, 0.40, 0.42, 0.6, 0.8, 1.0])[:, None]
+    y = np.array([0, 0, 0, 1, 1, 1, 1])
+    weights = np.array([1, 2, 3, 2, 1, 1, 2])
+    weighted = svm_fitted(X, y, weights, alpha1=10.0, epsilon=0.05)
+    repeated = svm_fitted(np.repeat(X, weights, axis=0), np.repeat(y, weights), alpha1=10.0, epsilon=0.05)
+    assert weighted.score(X, y) == 1.0
+    assert 1.46 < weighted.solve_result_.objective < 2.5 + 0.01         # the slack of 3 + 2 copies, + α₂·|h|
+    assert weighted.solve_result_.objective == pytest.approx(repeated.solve_result_.objective, abs=1e-5)
+
+
+def test_svm1odt_scaling_the_weights_is_scaling_alpha2():
+    # (1a) is homogeneous in (w, α₂): c·w with c·α₂ has the same optima and c times the objective (α₁ = 2/ε and ε
+    # do not depend on the weights)
+    weights = np.array([1.0, 0.5, 2.5, 0.4, 1.0, 0.7, 1.2, 3.0, 0.3, 1.0])
+    c = 2.5
+    base = svm_fitted(SVM_X, SVM_Y, weights)
+    scaled = svm_fitted(SVM_X, SVM_Y, c * weights, alpha2=c * SVM_ALPHA2)
+    assert scaled.solve_result_.objective == pytest.approx(c * base.solve_result_.objective, abs=1e-5)
+    np.testing.assert_array_equal(scaled.predict(SVM_X), base.predict(SVM_X))
+
+
+def test_svm1odt_class_weight_multiplies_the_sample_weights():
+    y = np.where(SVM_Y == 1, "yes", "no")
+    balanced = svm_fitted(SVM_X, y, class_weight="balanced")
+    as_weights = svm_fitted(SVM_X, y, compute_sample_weight("balanced", y))
+    assert balanced.solve_result_.objective == pytest.approx(as_weights.solve_result_.objective, abs=1e-6)
+    sample_weight = np.array([1.0, 0.5, 2.5, 0.4, 1.0, 0.7, 1.2, 3.0, 0.3, 1.0])
+    by_dict = svm_fitted(SVM_X, y, sample_weight, class_weight={"no": 2.0})
+    product = sample_weight * np.where(y == "no", 2.0, 1.0)
+    best = best_threshold_error(SVM_X[:, 0], SVM_Y, product)
+    assert float(product @ (by_dict.predict(SVM_X) != y)) == pytest.approx(best, abs=1e-9)
+    assert best <= by_dict.solve_result_.objective < best + 0.002
+
+
+def test_svm1odt_refuses_bad_weights_and_the_unweighted_svm_start():
+    clf = SVM1ODT(depth=1)
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        clf.fit(SVM_X, SVM_Y, sample_weight=np.r_[-1.0, np.ones(9)])
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.fit(SVM_X, SVM_Y, sample_weight=np.ones(9))
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        clf.fit(SVM_X, SVM_Y, sample_weight=np.zeros(10))
+    with pytest.raises(ValueError, match="every point has weight 0"):
+        SVM1ODT(depth=1, class_weight={0: 0.0, 1: 0.0}).fit(SVM_X, SVM_Y)
+    with pytest.raises(ValueError, match="warm_start='best'"):
+        SVM1ODT(depth=1, warm_start="svm").fit(SVM_X, SVM_Y, sample_weight=np.r_[2.0, np.ones(9)])
+    with pytest.raises(ValueError, match="warm_start='best'"):
+        SVM1ODT(depth=1, warm_start="svm", class_weight={0: 2.0}).fit(SVM_X, SVM_Y)
+    # equal weights are the unweighted problem: the SVM start is allowed
+    assert SVM1ODT(depth=1, warm_start="svm").fit(SVM_X, SVM_Y, sample_weight=np.full(10, 3.0)).tree_ is not None
+
+
+def test_data_selection_fits_with_the_weights():
+    # the kept rows' weights reach the MIP: its tree is optimal for the weighted error on those rows
+    weights = np.array([1.0, 0.5, 2.5, 0.4, 1.0, 0.7, 1.2, 3.0, 0.3, 1.0])
+    clf = DataSelectedClassifier(SVM1ODT(depth=1, alpha2=SVM_ALPHA2)).fit(SVM_X, SVM_Y, sample_weight=weights)
+    kept = clf.selected_rows_
+    best = best_threshold_error(SVM_X[kept, 0], SVM_Y[kept], weights[kept])
+    assert float(weights[kept] @ (clf.predict(SVM_X[kept]) != SVM_Y[kept])) == pytest.approx(best, abs=1e-9)
+    assert best <= clf.solve_result_.objective < best + 0.002
+
+
+# ------------------------------------------------------------------------------------------ CategoricalODT (paper 000)
+# (8a) with weights: max Σ_{i∈I+} w_i [i in a positive leaf] + C Σ_{i∈I-} w_i [i in a negative leaf]. Every
+# topology's leaf-adjacent node sends left to a negative leaf and right to a positive one, so the best subtree of
+# height h on the rows R is, over every test t of the node, the best of height h - 1 on R ∩ left(t) plus that on
+# R \ left(t), down to height 1 (the weight of R's negatives that t sends left plus its positives sent right).
+CAT_SIZES = (3, 2, 4)
+
+
+def one_hot_data(seed: int, n: int = 16):
+    """Rows with one value per group (CAT_SIZES values), random labels; the groups as column lists."""
+    rng = np.random.default_rng(seed)
+    values = np.stack([rng.integers(0, s, size=n) for s in CAT_SIZES], axis=1)
+    starts = np.cumsum((0,) + CAT_SIZES[:-1])
+    A = np.hstack([np.eye(s, dtype=int)[values[:, g]] for g, s in enumerate(CAT_SIZES)])
+    return A, rng.integers(0, 2, size=n), [list(range(a, a + s)) for a, s in zip(starts, CAT_SIZES)]
+
+
+def best_subset_tree(A, positive, groups, height: int, w_pos, w_neg) -> float:
+    """The best (8a) of a balanced tree of ``height`` by enumeration of every test at every node (see above)."""
+    from oracles_subset import allowed_subsets
+
+    tests = np.array([A[:, [cols[t] for t in chosen]].any(axis=1) if chosen else np.zeros(len(A), bool)
+                      for cols in groups for chosen in allowed_subsets(len(cols), False, None, False)])
+    w_pos, w_neg = np.where(positive, w_pos, 0.0), np.where(positive, 0.0, w_neg)
+
+    def best(rows, h):
+        if h == 1:
+            return float((tests @ (rows * w_neg) + ~tests @ (rows * w_pos)).max())
+        return max(best(rows & left, h - 1) + best(rows & ~left, h - 1) for left in tests)
+
+    return best(np.ones(len(A), bool), height)
+
+
+def cat_fitted(A, y, groups, sample_weight=None, **params):
+    clf = CategoricalODT(groups=groups, **params).fit(A, y, sample_weight=sample_weight)
+    assert clf.solve_result_.status == "optimal"
+    return clf
+
+
+def cat_score(clf, A, y, weights, C: float = 1.0, positive=1) -> float:
+    """(8a) of the fitted tree computed with numpy: weights of the correct positives plus C times the negatives'."""
+    correct = clf.predict(A) == y
+    return float(weights[correct & (y == positive)].sum() + C * weights[correct & (y != positive)].sum())
+
+
+@pytest.mark.parametrize("topology, subtree_benders, seed", [("depth2", False, 11), ("depth3", True, 12),
+                                                             ("depth2", True, 13)])
+def test_categorical_fractional_weights_match_the_enumeration(topology, subtree_benders, seed):
+    A, y, groups = one_hot_data(seed)
+    weights = np.random.default_rng(seed).uniform(0.0, 3.0, size=len(y))
+    clf = cat_fitted(A, y, groups, weights, topology=topology, subtree_benders=subtree_benders)
+    height = {"depth2": 2, "depth3": 3}[topology]
+    best = best_subset_tree(A, y == 1, groups, height, weights, weights)
+    assert clf.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert cat_score(clf, A, y, weights) == pytest.approx(best, abs=TOL)
+
+
+@pytest.mark.parametrize("subtree_benders", [False, True])
+def test_categorical_zero_weight_is_the_row_removed(subtree_benders):
+    A, y, groups = one_hot_data(14)
+    weights = np.ones(len(y))
+    weights[[1, 5, 9]] = 0
+    kept = weights > 0
+    weighted = cat_fitted(A, y, groups, weights, subtree_benders=subtree_benders)
+    reduced = cat_fitted(A[kept], y[kept], groups, subtree_benders=subtree_benders)
+    assert weighted.solve_result_.objective == pytest.approx(reduced.solve_result_.objective, abs=TOL)
+    assert cat_score(weighted, A[kept], y[kept], np.ones(kept.sum())) == pytest.approx(
+        reduced.solve_result_.objective, abs=TOL)
+
+
+@pytest.mark.parametrize("subtree_benders", [False, True])
+def test_categorical_integer_weight_is_the_row_repeated(subtree_benders):
+    A, y, groups = one_hot_data(15)
+    weights = np.random.default_rng(15).integers(1, 4, size=len(y))
+    weighted = cat_fitted(A, y, groups, weights, subtree_benders=subtree_benders)
+    A_rep, y_rep = np.repeat(A, weights, axis=0), np.repeat(y, weights)
+    repeated = cat_fitted(A_rep, y_rep, groups, subtree_benders=subtree_benders)
+    assert weighted.solve_result_.objective == pytest.approx(repeated.solve_result_.objective, abs=TOL)
+    assert cat_score(weighted, A_rep, y_rep, np.ones(len(y_rep))) == pytest.approx(
+        repeated.solve_result_.objective, abs=TOL)
+    assert weighted.solve_result_.gap == pytest.approx(0.0, abs=1e-9)     # integer weights keep the step 1
+
+
+def test_categorical_scaling_the_weights_scales_the_optimum():
+    A, y, groups = one_hot_data(16)
+    weights = np.random.default_rng(16).uniform(0.5, 2.0, size=len(y))
+    c = 2.5
+    base = cat_fitted(A, y, groups, weights)
+    scaled = cat_fitted(A, y, groups, c * weights)
+    assert scaled.solve_result_.objective == pytest.approx(c * base.solve_result_.objective, abs=TOL)
+    assert cat_score(scaled, A, y, weights) == pytest.approx(base.solve_result_.objective, abs=TOL)
+
+
+def test_categorical_class_weight_keeps_the_papers_c():
+    A, y, groups = one_hot_data(17)
+    labels = np.where(y == 1, "pos", "neg")
+    sample_weight = np.random.default_rng(17).uniform(0.5, 1.5, size=len(y))
+    # a number is C of (8a): C times the weight of every correct negative, on top of sample_weight
+    by_c = cat_fitted(A, labels, groups, sample_weight, class_weight=2.0)
+    best = best_subset_tree(A, y == 1, groups, 2, sample_weight, 2.0 * sample_weight)
+    assert by_c.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert cat_score(by_c, A, labels, sample_weight, C=2.0, positive="pos") == pytest.approx(best, abs=TOL)
+    # the dict {negative: C} is the same objective
+    by_dict = cat_fitted(A, labels, groups, sample_weight, class_weight={"neg": 2.0})
+    assert by_dict.solve_result_.objective == pytest.approx(best, abs=TOL)
+    # "balanced" is scikit-learn's n / (2 n_k) per class, i.e. C = n+ / n- times n / (2 n+)
+    balanced = cat_fitted(A, labels, groups, class_weight="balanced")
+    as_weights = cat_fitted(A, labels, groups, compute_sample_weight("balanced", labels))
+    assert balanced.solve_result_.objective == pytest.approx(as_weights.solve_result_.objective, abs=TOL)
+    n, n_pos = len(y), int((y == 1).sum())
+    as_c = cat_fitted(A, labels, groups, class_weight=n_pos / (n - n_pos))
+    assert balanced.solve_result_.objective == pytest.approx(n / (2 * n_pos) * as_c.solve_result_.objective,
+                                                             abs=TOL)
+
+
+def test_categorical_weighted_rate_floor():
+    # (16) with weights: the best weighted sensitivity among trees whose weighted specificity reaches the floor,
+    # by enumerating every depth-2 tree (three tests) and its weighted counts
+    from oracles_subset import allowed_subsets
+
+    A, y, groups = one_hot_data(18, n=12)
+    weights = np.random.default_rng(18).uniform(0.5, 2.0, size=len(y))
+    floor = 0.8
+    clf = cat_fitted(A, y, groups, weights, maximize="sensitivity", floor=floor)
+    tests = [A[:, [cols[t] for t in chosen]].any(axis=1) if chosen else np.zeros(len(y), bool)
+             for cols in groups for chosen in allowed_subsets(len(cols), False, None, False)]
+    pos, neg = y == 1, y == 0
+    best = -np.inf
+    for root in tests:
+        for left in tests:
+            for right in tests:
+                # leaves left to right: negative, positive, negative, positive
+                predicted_positive = np.where(root, ~left, ~right)
+                if weights[neg & ~predicted_positive].sum() >= floor * weights[neg].sum():
+                    best = max(best, weights[pos & predicted_positive].sum())
+    assert clf.solve_result_.objective == pytest.approx(best, abs=TOL)
+    predicted_positive = clf.predict(A) == 1
+    assert weights[pos & predicted_positive].sum() == pytest.approx(best, abs=TOL)
+    assert weights[neg & ~predicted_positive].sum() >= floor * weights[neg].sum() - TOL
+
+
+def test_categorical_refuses_bad_weights_and_the_unweighted_feature_selection():
+    A, y, groups = one_hot_data(19, n=10)
+    clf = CategoricalODT(groups=groups)
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        clf.fit(A, y, sample_weight=np.r_[-1.0, np.ones(9)])
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.fit(A, y, sample_weight=np.ones(9))
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        clf.fit(A, y, sample_weight=np.zeros(10))
+    with pytest.raises(ValueError, match="every point has weight 0"):
+        CategoricalODT(groups=groups, class_weight={0: 0.0, 1: 0.0}).fit(A, y)
+    with pytest.raises(ValueError, match="class_weight"):
+        CategoricalODT(groups=groups, class_weight="even").fit(A, y)
+    with pytest.raises(ValueError, match=r"feature_selection=\[\.\.\.\]"):
+        CategoricalODT(groups=groups, feature_selection="cart").fit(A, y, sample_weight=np.full(10, 2.0))
 
 
 # ------------------------------------------------------------------------------------------ paper 002, formulation (1)

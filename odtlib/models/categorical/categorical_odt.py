@@ -26,6 +26,24 @@ master of the subtree decomposition, :mod:`odtlib.models.categorical.subtree_bou
 reports ``train_counts_``. The decomposition's lazy cuts (SB) hold the master and the exact subtree solver,
 and report their subtree solves in ``solve_result_.extra["plugins"]``.
 
+**Weights** (issue 32). The paper has one weight, C of (8a), on every correctly classified negative
+(``class_weight`` given as a number keeps that meaning). ``fit(X, y, sample_weight)`` and ``class_weight`` as
+"balanced" or a dict {label: weight} (scikit-learn's meaning) give point i a weight w_i that multiplies its term
+c^i_b of (8a): ``max Σ_{i∈I+, b∈B+} w_i c^i_b + C Σ_{i∈I-, b∈B-} w_i c^i_b``. A number C is the dict
+{negative label: C} (the positive class weighs 1), and "balanced" gives class k the weight N / (2 N_k), which is
+C = |I+| / |I-| (the paper's example: C = 2 with twice as many positives) times the common factor N / (2 |I+|).
+Only the objective changes. (1)-(7), (11)-(14), the anchors (13) and Sections 4.4-4.5 describe the trees, not
+their value, so they stay valid; Proposition 3 holds for any objective (it is a property of the polyhedron's
+extreme points); the anchors swap two subtrees of the same shape and labels, which moves no point from a correct
+leaf to a wrong one, so they keep an optimum under any w >= 0; (14) keeps the c of correct pairs, the only ones
+the objective counts. With ``maximize`` "sensitivity" or "specificity", (16) is the weighted count of the
+maximised class and the floor (15) a weighted rate: Σ w_i over the other class's correct points >= floor · Σ w_i
+over that class (rounded up when the weights are integers, as ⌈floor·|I-|⌉). The subtree decomposition counts
+with the same w_i (:mod:`odtlib.models.categorical.subtree_bounds`). A point of weight 0 changes nothing but the
+encoding: :class:`~odtlib.encoders.CategoricalEncoding`'s deciles of numeric columns are taken over every row
+passed, weighted or not. ``feature_selection="cart"`` picks groups by an unweighted CART tree, so it is refused
+with weights (give the groups as a list instead). ``train_counts_`` stays the unweighted counts.
+
 Choices where the paper is silent or where we deviate:
 
 * max.card (4.5) is written with v in place of 1, ``Σ z ≤ m·v + (|J(g)|-m)(v - w)``, ``Σ z ≥
@@ -61,8 +79,11 @@ from odtlib.models._pipeline import (
     Formulation,
     MIPTreeClassifier,
     PluginNeed,
+    PointWeightsFit,
+    class_weight_constraint,
     common_constraints,
     objective_step,
+    point_weights,
     store_parameters,
 )
 from odtlib.models.categorical.subtree_bounds import (
@@ -109,6 +130,7 @@ def build_model(
     topology: str | Topology = "depth2",
     *,
     class_weight: float = 1.0,
+    sample_weight: np.ndarray | None = None,
     strengthen: bool = True,
     anchor: bool = True,
     prune_c: bool = True,
@@ -121,7 +143,8 @@ def build_model(
 ) -> pyo.ConcreteModel:
     """Formulation (8) and its variants on 0/1 data ``A`` (N × d) with ``positive`` (bool, N) = i ∈ I+.
 
-    ``groups`` lists the groups that may be tested (feature selection = leaving groups out). Switches:
+    ``groups`` lists the groups that may be tested (feature selection = leaving groups out). ``class_weight`` is
+    C of (8a) and ``sample_weight`` the points' weights w_i (None: 1; module docstring, "Weights"). Switches:
     ``strengthen`` (11)-(12) instead of (5)-(7); ``anchor`` (13); ``prune_c`` (14) with continuous c;
     ``relax`` (Prop. 3); ``proper_splits`` (9)-(10); ``ordinal`` (Sec. 4.4) for ordinal groups;
     ``max_card`` (Sec. 4.5); ``maximize`` "accuracy" (8a) or "sensitivity"/"specificity" (16) with the
@@ -152,7 +175,7 @@ def build_model(
         add_ordinal_constraints(model)                          # Section 4.4
     if max_card is not None:
         add_max_card(model, max_card, skip_ordinal=ordinal)     # Section 4.5
-    add_objective(model, class_weight, maximize, floor)         # (8a) or (15)-(16)
+    add_objective(model, class_weight, maximize, floor, _weights(sample_weight, len(positive)))  # (8a), (15)-(16)
     return model
 
 
@@ -163,13 +186,15 @@ def build_master(
     topology: str | Topology = "depth3",
     *,
     class_weight: float = 1.0,
+    sample_weight: np.ndarray | None = None,
     anchor: bool = True,
     ordinal: bool = True,
     max_card: int | None = None,
 ) -> pyo.ConcreteModel:
     """The master of the subtree decomposition (:mod:`odtlib.models.categorical.subtree_bounds`): the tests of the
     nodes of height >= 3 with (1), (2), (13) and Sections 4.4-4.5, one θ_k per frontier node k, max Σ_k θ_k.
-    The cuts (SB) that bound θ come from :class:`~odtlib.models.categorical.subtree_bounds.SubtreeBendersCuts`."""
+    The cuts (SB) that bound θ come from :class:`~odtlib.models.categorical.subtree_bounds.SubtreeBendersCuts`;
+    θ counts the weights of (8a), w_i·(1 on I+, C on I-), with w_i from ``sample_weight`` (None: 1)."""
     A = np.asarray(A) > 0.5
     positive = np.asarray(positive, dtype=bool)
     topo = get_topology(topology)
@@ -183,9 +208,9 @@ def build_master(
     model.frontier = pyo.Set(initialize=frontier_nodes(topo), ordered=True, doc="roots of the exact subtrees")
     model.v = pyo.Var(model.K, model.G, within=pyo.UnitInterval, doc="v^k_g: group g tested at node k")
     model.z = pyo.Var(model.K, model.J, within=pyo.Binary, doc="z^k_j: column j in node k's left subset")
-    total = float(positive.sum() + class_weight * (~positive).sum())
-    model.theta = pyo.Var(model.frontier, bounds=(0, total), doc="θ_k: weighted correct samples below k")
-    add_subtree_capacity(model, np.where(positive, 1.0, class_weight))
+    weight = _weights(sample_weight, len(positive)) * np.where(positive, 1.0, class_weight)
+    model.theta = pyo.Var(model.frontier, bounds=(0, float(weight.sum())), doc="θ_k: weighted correct samples below k")
+    add_subtree_capacity(model, weight)
     add_group_selection(model)                                  # (1)
     add_subset_in_selected_group(model)                         # (2)
     if anchor:
@@ -381,34 +406,51 @@ def add_max_card(model: pyo.ConcreteModel, max_card: int, skip_ordinal: bool) ->
         model.card_index, rule=lambda m, k, g: m.w_card[k, g] <= m.v[k, g], doc="w only for the tested group")
 
 
-def correct_counts(model: pyo.ConcreteModel):
-    """(Σ_{i∈I+, b∈B+} c^i_b, Σ_{i∈I-, b∈B-} c^i_b): correctly classified positives and negatives."""
+def _weights(sample_weight: np.ndarray | None, n: int) -> np.ndarray:
+    """The points' weights w_i as floats (all 1 without ``sample_weight``)."""
+    return np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+
+
+def correct_counts(model: pyo.ConcreteModel, weights: np.ndarray | None = None):
+    """(Σ_{i∈I+, b∈B+} w_i c^i_b, Σ_{i∈I-, b∈B-} w_i c^i_b): correctly classified positives and negatives,
+    weighted by ``weights`` (None: counted)."""
     topo: Topology = model.topology
-    pos = sum(model.c[i, b] for (i, b) in model.CI if model.positive[i] and topo.is_positive_leaf(b))
-    neg = sum(model.c[i, b] for (i, b) in model.CI if not model.positive[i] and not topo.is_positive_leaf(b))
+    w = _weights(weights, len(model.positive))
+    pos = sum(float(w[i]) * model.c[i, b] for (i, b) in model.CI if model.positive[i] and topo.is_positive_leaf(b))
+    neg = sum(float(w[i]) * model.c[i, b] for (i, b) in model.CI
+              if not model.positive[i] and not topo.is_positive_leaf(b))
     return pos, neg
 
 
-def add_objective(model: pyo.ConcreteModel, class_weight: float, maximize: str, floor: float | None) -> None:
+def add_objective(model: pyo.ConcreteModel, class_weight: float, maximize: str, floor: float | None,
+                  weights: np.ndarray | None = None) -> None:
     """(8a) ``max pos + C·neg``; or (16) ``max pos`` s.t. (15) ``neg >= ⌈floor·|I-|⌉`` (and the mirror image
-    for ``maximize="specificity"``)."""
-    pos, neg = correct_counts(model)
+    for ``maximize="specificity"``); pos and neg weighted by the points' ``weights`` (None: counted)."""
+    pos, neg = correct_counts(model, weights)
     if maximize == "accuracy":
         model.objective = pyo.Objective(expr=pos + class_weight * neg, sense=pyo.maximize, doc="(8a)")
         return
-    n_pos = int(model.positive.sum())
-    n_neg = len(model.positive) - n_pos
+    w = _weights(weights, len(model.positive))
     if maximize == "sensitivity":
-        target, constrained, n_other = pos, neg, n_neg
+        target, constrained, other = pos, neg, w[~model.positive]
     else:
-        target, constrained, n_other = neg, pos, n_pos
+        target, constrained, other = neg, pos, w[model.positive]
     model.objective = pyo.Objective(expr=target, sense=pyo.maximize, doc="(16)")
-    model.rate_floor = pyo.Constraint(expr=constrained >= floor_count(floor, n_other), doc="(15)")
+    model.rate_floor = pyo.Constraint(expr=constrained >= floor_amount(floor, other), doc="(15)")
 
 
 def floor_count(floor: float, n: int) -> int:
     """⌈floor·n⌉, robust to floating-point noise (0.95·20 is 19, not 20)."""
     return math.ceil(floor * n - 1e-9)
+
+
+def floor_amount(floor: float, weights: np.ndarray) -> float:
+    """The right-hand side of (15) for a class whose points weigh ``weights``: ⌈floor·Σ w⌉ (:func:`floor_count`)
+    when every weight is an integer (then a weighted count is an integer), floor·Σ w otherwise."""
+    total = float(weights.sum())
+    if np.all(weights == np.round(weights)):
+        return float(floor_count(floor, round(total)))
+    return floor * total
 
 
 # ---------------------------------------------------------------------------------------------- decoding
@@ -473,10 +515,15 @@ def tree_from_tests(topo: Topology, groups: Sequence[Group], tests: dict, labels
     return Tree(nodes, root=root, feature_names=feature_names)
 
 
-def tree_counts(tree: Tree, A: np.ndarray, positive: np.ndarray, labels: tuple) -> tuple[int, int]:
-    """(correct positives, correct negatives) of ``tree`` on 0/1 data A."""
+def tree_counts(tree: Tree, A: np.ndarray, positive: np.ndarray, labels: tuple,
+                weights: np.ndarray | None = None) -> tuple:
+    """(correct positives, correct negatives) of ``tree`` on 0/1 data A: counts, or with ``weights`` the sums of
+    the correct points' weights."""
     predicted_positive = tree.predict(np.asarray(A, dtype=float)) == labels[1]
-    return int((predicted_positive & positive).sum()), int((~predicted_positive & ~positive).sum())
+    correct_pos, correct_neg = predicted_positive & positive, ~predicted_positive & ~positive
+    if weights is None:
+        return int(correct_pos.sum()), int(correct_neg.sum())
+    return float(weights[correct_pos].sum()), float(weights[correct_neg].sum())
 
 
 class CategoricalFormulation(Formulation):
@@ -486,7 +533,8 @@ class CategoricalFormulation(Formulation):
     :meth:`decode` reads the tests of the solved model (:func:`model_tests`; the master's completed by an optimal
     subtree at every frontier node, :func:`complete_tests`) and counts the tree's correct positives and negatives
     on the training data, reported as ``train_counts_``. There is no warm start (the fixed topology and its
-    labelled leaves leave no direct image of a CART tree). ``class_weight`` is C of (8a), ``maximize`` the
+    labelled leaves leave no direct image of a CART tree). ``class_weight`` is C of (8a) (the other weights are
+    the context's ``sample_weight``), ``maximize`` the
     objective ((8a) or (16)), ``feature_names`` the names the tree's splits print.
     """
 
@@ -504,15 +552,18 @@ class CategoricalFormulation(Formulation):
             tests = complete_tests(model.topology, ctx.subtrees, model_tests(model), ctx.X01)
             tree = tree_from_tests(model.topology, model.groups, tests, ctx.labels, feature_names=self.feature_names)
         self.train_counts = tree_counts(tree, ctx.X, ctx.positive, ctx.labels)
-        self._check_objective(pyo.value(model.objective))
+        self._check_objective(pyo.value(model.objective), tree)
         return tree
 
     def stats(self) -> dict:
         return {"train_counts_": self.train_counts}
 
-    def _check_objective(self, objective: float) -> None:
-        """Warn when the decoded tree does not score the solver's objective: (8a) pos + C·neg, or (16)."""
-        pos, neg = self.train_counts
+    def _check_objective(self, objective: float, tree: Tree) -> None:
+        """Warn when the decoded tree does not score the solver's objective: (8a) pos + C·neg, or (16), with the
+        points' weights."""
+        ctx = self.ctx
+        pos, neg = self.train_counts if ctx.sample_weight is None else tree_counts(
+            tree, ctx.X, ctx.positive, ctx.labels, ctx.sample_weight)
         value = {"accuracy": pos + self.class_weight * neg, "sensitivity": pos, "specificity": neg}[self.maximize]
         if abs(value - objective) > 1e-6 * max(1.0, abs(objective)):
             warn_user(f"CategoricalODT: the decoded tree scores {value} on the training data but the solver "
@@ -567,7 +618,7 @@ def resolve_groups(groups, columns: list[str]) -> list[Group]:
 
 
 # ---------------------------------------------------------------------------------------------- estimator
-class CategoricalODT(MIPTreeClassifier):
+class CategoricalODT(PointWeightsFit, MIPTreeClassifier):
     """Optimal decision tree with subset tests on categorical groups (paper 000, Günlük et al. 2019).
 
     Parameters
@@ -579,8 +630,11 @@ class CategoricalODT(MIPTreeClassifier):
         :class:`~odtlib.encoders.CategoricalEncoding`
         (categorical one-hot, numeric ordinal). Otherwise X is already 0/1 and ``groups`` say which columns
         form one categorical feature (``FeatureGroup.kind == "ordinal"`` marks ordered buckets).
-    class_weight : float, default 1
-        C of (8a): weight of a correctly classified negative sample.
+    class_weight : float, "balanced", dict or None, default 1
+        A number is C of (8a), the paper's weight of a correctly classified negative sample (the dict
+        {negative label: C}); "balanced" or a dict {label: weight} weigh the classes as in scikit-learn
+        ("balanced" is C = |I+| / |I-| up to a common factor); None weighs both 1. Class weights multiply
+        ``fit``'s ``sample_weight`` (module docstring, "Weights").
     positive_class : label or None
         The class called positive (B+ leaves, sensitivity); default the larger label ``classes_[1]``.
     max_card : int or None
@@ -652,7 +706,7 @@ class CategoricalODT(MIPTreeClassifier):
 
     _parameter_constraints = {
         **{k: v for k, v in common_constraints().items() if k not in ("depth", "warm_start")},
-        "class_weight": [Interval(numbers.Real, 0, None, closed="neither")],
+        "class_weight": [Interval(numbers.Real, 0, None, closed="neither"), *class_weight_constraint()["class_weight"]],
         "max_card": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "ordinal_splits": ["boolean"], "maximize": [StrOptions(set(MAXIMIZE))],
         "floor": [Interval(numbers.Real, 0, 1, closed="right"), None],
@@ -668,7 +722,7 @@ class CategoricalODT(MIPTreeClassifier):
         "All": dict(anchors=True, relaxed_integrality=True, strengthened_routing=True, pruned_routing=True),
     }
 
-    def __init__(self, *, topology="depth2", groups=None, class_weight: float = 1.0, positive_class=None,
+    def __init__(self, *, topology="depth2", groups=None, class_weight=1.0, positive_class=None,
                  max_card: int | None = None, ordinal_splits: bool = True, maximize: str = "accuracy",
                  floor: float | None = None, feature_selection=None, strengthened_routing: bool = True,
                  anchors: bool = True, pruned_routing: bool = True, relaxed_integrality: bool = True,
@@ -699,8 +753,9 @@ class CategoricalODT(MIPTreeClassifier):
         return tags
 
     # ------------------------------------------------------------------ encoding
-    def fit(self, X, y) -> CategoricalODT:
-        """Encode X (unless ``groups`` is given), then solve formulation (8) on the 0/1 data."""
+    def fit(self, X, y, sample_weight=None) -> CategoricalODT:
+        """Encode X (unless ``groups`` is given), then solve formulation (8) on the 0/1 data; ``sample_weight``
+        (one non-negative number per row, default 1) multiplies each point's term of (8a) (module docstring)."""
         self.__dict__.pop("encoded_columns_", None)
         if self.groups is None:
             self.encoder_ = CategoricalEncoding().fit(X)
@@ -712,7 +767,7 @@ class CategoricalODT(MIPTreeClassifier):
         columns = [str(c) for c in X01.columns] if isinstance(X01, pd.DataFrame) else \
             [f"x{j}" for j in range(np.asarray(X01).shape[1])]
         self.groups_ = resolve_groups(groups, columns)
-        super().fit(X01, y)
+        super().fit(X01, y, sample_weight)
         if self.encoder_ is not None:
             self._describe_input_columns(X)
         return self
@@ -750,15 +805,24 @@ class CategoricalODT(MIPTreeClassifier):
     # ------------------------------------------------------------------ pipeline hooks
     def _context(self, X, y) -> CategoricalContext:
         labels = self._labels()
-        ctx = CategoricalContext(X, y, self.classes_, depth=get_topology(self.topology).depth, labels=labels,
-                                 positive=self.classes_[y] == labels[1], groups=self._selected_groups(X, y))
-        if self.subtree_benders:
-            topo = get_topology(self.topology)
-            heights = node_heights(topo)
-            ctx.subtrees = SubsetSubtreeSolver(
-                ctx.X01, ctx.positive, ctx.groups, self.class_weight, ordinal=self.ordinal_splits,
-                max_card=self.max_card, max_height=max(heights[k] for k in frontier_nodes(topo)))
-        return ctx
+        return CategoricalContext(X, y, self.classes_, depth=get_topology(self.topology).depth, labels=labels,
+                                  positive=self.classes_[y] == labels[1], groups=self._selected_groups(X, y))
+
+    def _paper_c(self) -> float:
+        """C of (8a): ``class_weight`` when it is a number, else 1 (the class weights are then in the points'
+        weights, :meth:`_point_weights`)."""
+        return float(self.class_weight) if isinstance(self.class_weight, numbers.Real) else 1.0
+
+    def _point_weights(self, y, sample_weight):
+        """The points' weights: ``sample_weight`` times the class weights of "balanced" or a dict (a number C stays
+        C of (8a), :meth:`_paper_c`). ``feature_selection="cart"`` refuses them: its CART tree counts rows."""
+        by_class = None if isinstance(self.class_weight, numbers.Real) else self.class_weight
+        weights = point_weights(sample_weight, by_class, self.classes_[y])
+        if weights is not None and self.feature_selection == "cart":
+            raise ValueError("feature_selection='cart' picks the groups by an unweighted CART tree, so it cannot "
+                             "select for a fit with sample_weight or a dict/'balanced' class_weight; pass the "
+                             "groups to keep as a list (feature_selection=[...]) or fit without weights")
+        return weights
 
     def _size_terms(self, ctx):
         topo = get_topology(self.topology)
@@ -767,16 +831,26 @@ class CategoricalODT(MIPTreeClassifier):
                 f"z ({nodes} decision nodes × {ctx.n_features} columns)": nodes * ctx.n_features}
 
     def _build(self, ctx):
+        """Model (8), or with ``subtree_benders`` the master and (in ``ctx.subtrees``) the exact subtree solver,
+        both on the points' weights and C."""
         if self.subtree_benders:
-            model = build_master(ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self.class_weight,
-                                 anchor=self.anchors, ordinal=self.ordinal_splits, max_card=self.max_card)
+            topo = get_topology(self.topology)
+            heights = node_heights(topo)
+            ctx.subtrees = SubsetSubtreeSolver(
+                ctx.X01, ctx.positive, ctx.groups, self._paper_c(), sample_weight=ctx.sample_weight,
+                ordinal=self.ordinal_splits, max_card=self.max_card,
+                max_height=max(heights[k] for k in frontier_nodes(topo)))
+            model = build_master(ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self._paper_c(),
+                                 sample_weight=ctx.sample_weight, anchor=self.anchors, ordinal=self.ordinal_splits,
+                                 max_card=self.max_card)
         else:
             model = build_model(
-                ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self.class_weight,
+                ctx.X01, ctx.positive, ctx.groups, self.topology, class_weight=self._paper_c(),
+                sample_weight=ctx.sample_weight,
                 strengthen=self.strengthened_routing, anchor=self.anchors, prune_c=self.pruned_routing,
                 relax=self.relaxed_integrality, proper_splits=self.proper_splits, ordinal=self.ordinal_splits,
                 max_card=self.max_card, maximize=self.maximize, floor=self.floor)
-        return CategoricalFormulation(ctx, model, class_weight=self.class_weight, maximize=self.maximize,
+        return CategoricalFormulation(ctx, model, class_weight=self._paper_c(), maximize=self.maximize,
                                       feature_names=getattr(self, "feature_names_in_", None))
 
     def _plugin_needs(self, ctx):
@@ -795,8 +869,9 @@ class CategoricalODT(MIPTreeClassifier):
         return "raise time_limit; with a floor the constraint may be infeasible"
 
     def _objective_step(self, ctx):
-        """(8a) counts positives plus C times negatives: multiples of 1/denominator(C); (16) counts samples."""
-        return objective_step(self.class_weight if self.maximize == "accuracy" else 1.0)
+        """(8a) counts positives plus C times negatives: multiples of 1/denominator(C); (16) counts samples (the
+        pipeline keeps the step only for integer point weights)."""
+        return objective_step(self._paper_c() if self.maximize == "accuracy" else 1.0)
 
     # ------------------------------------------------------------------ labels and groups
     def _labels(self) -> tuple:

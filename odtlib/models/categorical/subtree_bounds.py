@@ -5,9 +5,11 @@ Not in the paper; it solves the same problem as formulation (8), with the same f
 Call a decision node of height <= 2 whose parent has height >= 3 (or the root, if it has height <= 2) a
 *frontier* node k, of height h_k. The master holds the tests (v, z with (1), (2), (13) and Sections 4.4-4.5)
 of the nodes of height >= 3 and one variable θ_k <= Σ_i w_i per frontier node, and maximises Σ_k θ_k; the
-weights are those of (8a), w_i = 1 on I+ and C on I-. For a set S of samples let OPT_h(S) be the best
-weighted count of correctly classified samples of S that a subtree of height h (<= 2, the topology's shape
-and labels) reaches. Two facts about OPT (the counts of a tree add up over samples):
+weights are those of (8a), w_i = 1 on I+ and C on I-, each times the point's ``sample_weight`` when ``fit``
+has one (every count below is a weighted count, so the cuts and subtree solves hold for any w >= 0). For a
+set S of samples let OPT_h(S) be the best weighted count of correctly classified samples of S that a subtree
+of height h (<= 2, the topology's shape and labels) reaches. Two facts about OPT (the counts of a tree add up
+over samples):
 
 * monotone: S' ⊆ S gives OPT_h(S') <= OPT_h(S);
 * OPT_h(S ∪ T) <= OPT_h(S) + Σ_{i∈T} w_i.
@@ -112,13 +114,15 @@ class SubsetSubtreeSolver:
     """Exact OPT_1 and OPT_2 of the module docstring, and optimal subtrees, on sample sets of one training set.
 
     ``A``: 0/1 data (N × d); ``positive``: i ∈ I+; ``groups``: the groups the model may test; ``class_weight``:
-    C of (8a); ``ordinal``/``max_card``: the model's test restrictions (:func:`allowed_subsets`);
-    ``max_height``: 1 or 2, the highest subtree asked for; ``max_memory``: the byte budget of the module docstring.
+    C of (8a); ``sample_weight``: the points' weights (None: 1), so that w_i = sample_weight_i on I+ and
+    C·sample_weight_i on I- (module docstring); ``ordinal``/``max_card``: the model's test restrictions
+    (:func:`allowed_subsets`); ``max_height``: 1 or 2, the highest subtree asked for; ``max_memory``: the byte
+    budget of the module docstring.
     """
 
     def __init__(self, A: np.ndarray, positive: np.ndarray, groups: list[Group], class_weight: float = 1.0, *,
-                 ordinal: bool = True, max_card: int | None = None, max_height: int = 2, max_tests: int = 2**16,
-                 max_memory: float | None = None):
+                 sample_weight: np.ndarray | None = None, ordinal: bool = True, max_card: int | None = None,
+                 max_height: int = 2, max_tests: int = 2**16, max_memory: float | None = None):
         A = np.asarray(A) > 0.5
         for g in groups:
             if (A[:, list(g.columns)].sum(axis=1) > 1).any():
@@ -129,8 +133,9 @@ class SubsetSubtreeSolver:
         self.groups = list(groups)
         columns = [j for g in groups for j in g.columns]
         self.X = A[:, columns].astype(np.float64)                  # N × D, the groups' columns in order
-        self.w_pos = np.where(positive, 1.0, 0.0)
-        self.w_neg = np.where(positive, 0.0, float(class_weight))
+        weight = np.ones(len(positive)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        self.w_pos = np.where(positive, weight, 0.0)
+        self.w_neg = np.where(positive, 0.0, float(class_weight) * weight)
         bounds = np.cumsum([0] + [len(g.columns) for g in groups])
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.subsets = [allowed_subsets(len(g.columns), ordinal and g.ordinal, max_card) for g in groups]

@@ -55,16 +55,17 @@ class _RowSelectingClassifier(MetaEstimatorMixin, ODTClassifier):
     requires_binary_features = False
 
     def fit(self, X, y, sample_weight=None):
-        """Select rows and fit the estimator on them; ``sample_weight`` (one non-negative number per row) is
-        passed on for the kept rows."""
+        """Select rows and fit the estimator on them; ``sample_weight`` (one non-negative number per row) weights
+        CART's tree and is passed on for the kept rows (times Algorithm 3's weights in :class:`IterativeTraining`)."""
         return self._checked_fit(X, y, sample_weight)
 
     def _estimator(self) -> ODTClassifier:
         return SVM1ODT() if self.estimator is None else self.estimator
 
-    def _cart(self, X: np.ndarray, labels: np.ndarray, depth: int) -> DecisionTreeClassifier:
-        """CART's tree of ``depth`` on every row (Section 3's clusters and the first start)."""
-        return DecisionTreeClassifier(max_depth=depth, random_state=self.random_state).fit(X, labels)
+    def _cart(self, X: np.ndarray, labels: np.ndarray, depth: int,
+              sample_weight: np.ndarray | None) -> DecisionTreeClassifier:
+        """CART's tree of ``depth`` on every row, weighted as the fit (Section 3's clusters and the first start)."""
+        return DecisionTreeClassifier(max_depth=depth, random_state=self.random_state).fit(X, labels, sample_weight)
 
     def _estimator_for_rows(self, X: np.ndarray, start) -> ODTClassifier:
         """The unfitted copy of the estimator to fit on rows selected from X, starting from the Tree ``start``
@@ -148,7 +149,7 @@ class DataSelectedClassifier(_RowSelectingClassifier):
     def _fit(self, X, y, sample_weight=None):
         labels = self.classes_[y]
         selector = LPDataSelector(depth=self._estimator().depth) if self.selector is None else self.selector
-        cart = self._cart(X, labels, selector.depth)
+        cart = self._cart(X, labels, selector.depth, sample_weight)
         estimator = self._estimator_for_rows(X, Tree.from_sklearn(cart))
         self.selector_ = clone(selector).fit(X, labels, tree=cart)
         self.selected_rows_ = self.selector_.get_support(indices=True)
@@ -163,7 +164,9 @@ class IterativeTraining(_RowSelectingClassifier):
     ``fit`` starts from CART's tree of the estimator's depth on every row. Each of ``n_iterations`` rounds
     keeps the rows the last tree misclassifies (I) and, in each cluster of the rows it classifies right (one
     class in one leaf), the points LP (24) does not find inside the hull of the others; the representers J
-    (the points carrying some λ) weigh |I| + 1, the others 1 (Algorithm 3's weighted misclassification). A
+    (the points carrying some λ) weigh |I| + 1, the others 1 (Algorithm 3's weighted misclassification; times
+    ``fit``'s ``sample_weight``, and with SVM1ODT the weight multiplies a point's margin slack too: see
+    "Weights" in :mod:`odtlib.models.svm1odt.svm1odt`). A
     clone of ``estimator`` is fitted on them, warm-started from the last tree when it takes a start
     (:class:`~odtlib.models.SVM1ODT` with ``warm_start`` True or "best"); its tree is the next round's.
 
@@ -234,9 +237,9 @@ class IterativeTraining(_RowSelectingClassifier):
             return last["estimator"].tree_
 
         begin = time.perf_counter()
+        cart = self._cart(X, labels, depth, sample_weight)
         _, self.history_ = iterative_training(fit_round, X, labels, depth=depth, epsilon_prime=self.epsilon_prime,
-                                              n_iterations=self.n_iterations, cart=self._cart(X, labels, depth),
-                                              **_NO_THRESHOLDS)
+                                              n_iterations=self.n_iterations, cart=cart, **_NO_THRESHOLDS)
         self.selection_seconds_ = time.perf_counter() - begin - last["fit_seconds"]
         self.estimator_, self.selected_rows_ = last["estimator"], np.asarray(last["rows"])
         return self.estimator_.tree_, self.estimator_.solve_result_

@@ -20,8 +20,8 @@ value), and otherwise the middle of the gap between the largest left value and t
 (so a point on the plane that the model sent right goes right). If the model sends points with the same
 value h_b·x to both sides (only through slack, each costing α₁·ε), no threshold can: the tree keeps g_b
 (on-plane points go left) and ``fit`` warns with the number of such points. Raise ``alpha1``: once α₁·ε
-exceeds the total weight of the points, no optimum routes a point against its hyperplane's value (each such
-point pays at least α₁·ε, more than all errors together).
+exceeds the number of points (with weights: α₁·ε·w_i > Σ_j w_j for every point i), no optimum routes a point
+against its hyperplane's value (each such point pays at least α₁·ε·w_i, more than all errors together).
 
 **α₁ > 0.** With α₁ = 0 the model is trivial: h = 0, g = 0 and m = ε meet every row for any routing, so it
 "classifies" every point of up to 2^D classes correctly. :class:`SVM1ODT` rejects α₁ = 0. A small α₁·ε has
@@ -47,8 +47,28 @@ split costs α₂). (8e) bounds the numerical |h_bj| by 1 - Σ_j∈Fc h_bj, so i
 |h_bj| <= 1. The decoded tree uses :class:`~odtlib.tree.CategorySplit` with the codes whose s_bjv = 1 (codes unseen in
 training go right).
 
-**Weights.** ``fit(X, y, sample_weight)`` multiplies c_i in (1a) by the point's weight (Algorithm 3's
-weighted misclassification); the slack and margin rows are unweighted.
+**Weights** (issue 32). ``fit(X, y, sample_weight)`` and ``class_weight`` give point i a weight w_i (their product,
+``_pipeline.point_weights``) that multiplies the point's whole term of (1a): its error c_i and its margin slack
+Σ_b m_ib, so (1a) reads Σ_i w_i (c_i + α₁ Σ_b m_ib) + α₂ Σ_b ||h_b||_1. A point of integer weight k then costs
+what k copies of it cost (each copy pays its own error and slack), and the default α₁ = 2/ε keeps its meaning
+per point (a row inside a margin costs at most two of its own errors). The rest of the model is unchanged and
+stays valid: rows (1b)-(1l) and (8a)-(8f) describe the trees, not their price, and the cuts of Proposition 1
+bound Σ_i c_i over any feasible routing, whatever the objective. What weights do not reach:
+
+* α₂ prices the hyperplanes, not the points, so weights are in units of points (scikit-learn's SVMs read
+  ``sample_weight`` the same way): scaling every weight by c gives the optimum of α₂/c, i.e. the same tree as
+  unscaled weights with α₂ divided by c, and c times the objective when α₂ is scaled with them.
+* A row of weight 0 would still bound the hyperplanes' scale by |g_b - h_b·x_i| <= M = 1 ((1g)/(1i)), which
+  can change the optimum when the row lies outside the hull of the others; ``fit`` therefore leaves rows of
+  ``sample_weight`` 0 out before anything else (also out of ε's default and of ``class_weight="balanced"``'s
+  counts), exactly as if they had not been passed.
+* Starts: CART's start is fitted with the weights, and ``warm_start="best"`` prices paper 002's SVM tree
+  against it in the weighted (1a). ``warm_start="svm"`` alone would grow that tree by unweighted counts, so it
+  is refused with unequal weights.
+* Algorithm 3 (:class:`~odtlib.models.svm1odt.selected.IterativeTraining`) passes its weights |I| + 1 of the
+  representers through ``sample_weight``, so here they multiply those points' slack as well as their c_j
+  (the paper weights c_j only; its guarantee that a round does not lose training accuracy is stated for
+  α₁ = α₂ = 0, where the two readings agree).
 
 **Defaults for a user** (issue 31; :attr:`SVM1ODT.PAPER_METHODS` keeps the printed values). With the printed
 α₁ = 1000, ε = 0.01 on data with many close values (skin segmentation: multiples of 1/255), a row inside a
@@ -94,6 +114,8 @@ from odtlib.models._pipeline import (
     FitContext,
     Formulation,
     MIPTreeClassifier,
+    PointWeightsFit,
+    class_weight_constraint,
     common_constraints,
     store_parameters,
 )
@@ -225,9 +247,10 @@ def add_numeric_bounds(model: pyo.ConcreteModel) -> None:
 
 
 def add_objective(model: pyo.ConcreteModel, weights: np.ndarray, alpha1: float, alpha2: float) -> None:
-    """(1a) with ||h_b||_1 = Σ_j (h⁺_bj + h⁻_bj) (+ the categorical h_bj), c_i weighted by the point's weight."""
+    """(1a) with ||h_b||_1 = Σ_j (h⁺_bj + h⁻_bj) (+ the categorical h_bj); each point's term, its error c_i and its
+    slack Σ_b m_ib, multiplied by the point's weight (module docstring, "Weights")."""
     errors = linear_sum(float(weights[i]) * model.c[i] for i in model.I)
-    slack = linear_sum(model.m[i, b] for i in model.I for b in model.N)
+    slack = linear_sum(float(weights[i]) * model.m[i, b] for i in model.I for b in model.N)
     norm = linear_sum([model.h_pos[b, j] for b in model.N for j in model.Q]
                       + [model.h_neg[b, j] for b in model.N for j in model.Q]
                       + ([model.h_cat[b, j] for b in model.N for j in model.C] if hasattr(model, "C") else []))
@@ -487,7 +510,7 @@ def _non_negative():
     return [Interval(numbers.Real, 0, None, closed="left")]
 
 
-class SVM1ODT(MIPTreeClassifier):
+class SVM1ODT(PointWeightsFit, MIPTreeClassifier):
     """Optimal multivariate tree by SVM1-ODT (Zhu et al. 2020): a 1-norm soft-margin SVM at every node.
 
     Parameters
@@ -507,6 +530,9 @@ class SVM1ODT(MIPTreeClassifier):
         Columns of category codes (indices, or names when X is a DataFrame): split by value subsets
         ((8a)-(8f)); they are not scaled. The codes are numbers: a column of strings ``c`` becomes codes by
         ``X[c] = X[c].astype("category").cat.codes``. The other columns must lie in [0, 1].
+    class_weight : None, "balanced" or dict, default None
+        Weights of the classes, multiplying ``fit``'s ``sample_weight`` (scikit-learn's meaning); each point's
+        weight multiplies its error and margin slack in (1a) (module docstring, "Weights").
     leaf_capacity_cuts, class_coverage_cuts, pigeonhole_cut : bool, default True
         The three valid inequalities of Proposition 1 (module docstring), added before the solve; the last
         two only exist when the classes are at least (more than) the leaves.
@@ -528,7 +554,8 @@ class SVM1ODT(MIPTreeClassifier):
 
     Notes
     -----
-    ``fit(X, y, sample_weight=None)``: the weights multiply c_i in (1a).
+    ``fit(X, y, sample_weight=None)``: a point's weight (times its class's weight) multiplies its error c_i and
+    its slack Σ_b m_ib in (1a); rows of weight 0 are left out (module docstring, "Weights").
 
     Attributes
     ----------
@@ -570,6 +597,7 @@ class SVM1ODT(MIPTreeClassifier):
         "alpha2": _non_negative(),
         "epsilon": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "categorical_features": ["array-like", None],
+        **class_weight_constraint(),
         "leaf_capacity_cuts": ["boolean"],
         "class_coverage_cuts": ["boolean"],
         "pigeonhole_cut": ["boolean"],
@@ -582,17 +610,13 @@ class SVM1ODT(MIPTreeClassifier):
 
     def __init__(self, *, depth: int = 2, alpha1: float | None = None, alpha2: float = 0.1,
                  epsilon: float | None = None,
-                 categorical_features=None, leaf_capacity_cuts: bool = True, class_coverage_cuts: bool = True,
-                 pigeonhole_cut: bool = True, data_selection: str | None = None, beta1=DEPRECATED,
-                 beta2=DEPRECATED, epsilon_prime=DEPRECATED, n_iterations=DEPRECATED,
+                 categorical_features=None, class_weight=None, leaf_capacity_cuts: bool = True,
+                 class_coverage_cuts: bool = True, pigeonhole_cut: bool = True, data_selection: str | None = None,
+                 beta1=DEPRECATED, beta2=DEPRECATED, epsilon_prime=DEPRECATED, n_iterations=DEPRECATED,
                  solver: str = "highs", time_limit: float | None = None,
                  mip_gap: float | None = None, threads: int = 1, random_state: int = 0, warm_start="best",
                  solver_options: dict | None = None, keep_model: bool = False, log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
-
-    def fit(self, X, y, sample_weight=None) -> SVM1ODT:
-        """Learn the tree; ``sample_weight`` (one non-negative number per row) multiplies c_i in (1a)."""
-        return self._checked_fit(X, y, sample_weight)
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -609,10 +633,24 @@ class SVM1ODT(MIPTreeClassifier):
         self._warn_if_selection_parameters()
 
     def _fit(self, X, y, sample_weight=None):
-        """The one pipeline, or (deprecated, with ``data_selection``) the composition it stands for."""
-        if self.data_selection is None:
+        """The one pipeline on the rows of positive ``sample_weight`` (module docstring, "Weights"), or (deprecated,
+        with ``data_selection``) the composition it stands for."""
+        if self.data_selection is not None:
+            return self._fit_by_composition(X, y, sample_weight)
+        if sample_weight is None or sample_weight.all():
             return super()._fit(X, y, sample_weight)
-        return self._fit_by_composition(X, y, sample_weight)
+        counted = sample_weight > 0
+        return super()._fit(X[counted], y[counted], sample_weight[counted])
+
+    def _point_weights(self, y, sample_weight):
+        """The points' weights (``PointWeightsFit``), refused for ``warm_start="svm"`` when they differ: paper 002's
+        SVM tree grows by unweighted counts (module docstring, "Weights")."""
+        weights = super()._point_weights(y, sample_weight)
+        if self.warm_start == "svm" and weights is not None and np.ptp(weights) > 0:
+            raise ValueError("warm_start='svm' grows paper 002's SVM tree by unweighted counts, so it cannot start a "
+                             "fit with unequal sample_weight or class_weight; use warm_start='best' (it prices that "
+                             "tree against CART's weighted tree in the weighted (1a)) or warm_start=True")
+        return weights
 
     def _margin_parameters(self, X) -> tuple[float, float]:
         """(α₁, ε): the given values, or for None the data's (module docstring, "Defaults for a user")."""
@@ -826,10 +864,10 @@ def _points_on_the_wrong_side(left_values: np.ndarray, right_values: np.ndarray,
 
 
 def cart_start(ctx: SVM1ODTContext, seed: int) -> Tree:
-    """CART's tree of the context's depth on its rows (the paper's warm start)."""
+    """CART's tree of the context's depth on its rows and weights (the paper's warm start)."""
     from odtlib.models._pipeline import cart_tree
 
-    return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=seed)
+    return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=seed, sample_weight=ctx.sample_weight)
 
 
 def objective_at(model: pyo.ConcreteModel, values: ComponentMap) -> float:
