@@ -140,20 +140,27 @@ def test_class_weight_multiplies_the_sample_weights(name):
     assert tree_objective(by_dict, X, y, product, 0.0) == pytest.approx(best, abs=TOL)
 
 
+def assert_bad_weights_refused(make_estimator, X, y):
+    """The checks every weighted estimator shares: negative weights, a wrong length, all zeros (scikit-learn's
+    check of the weights), class weights that zero every row, and an unknown class_weight are refused."""
+    n = len(y)
+    clf = make_estimator()
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        clf.fit(X, y, sample_weight=np.r_[-1.0, np.ones(n - 1)])
+    with pytest.raises(ValueError, match="sample_weight"):
+        clf.fit(X, y, sample_weight=np.ones(n - 1))
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        clf.fit(X, y, sample_weight=np.zeros(n))
+    with pytest.raises(ValueError, match="every point has weight 0"):
+        make_estimator(class_weight={0: 0.0, 1: 0.0}).fit(X, y)
+    with pytest.raises(ValueError, match="class_weight"):
+        make_estimator(class_weight="even").fit(X, y)
+
+
 @pytest.mark.parametrize("name", ["FlowOCT", "OCT", "BinOCT"])
 def test_bad_weights_are_refused(name):
     X, y = random_binary_data(10, 3, 2, seed=7)
-    clf = make(name, 1)
-    with pytest.raises(ValueError, match="[Nn]egative"):
-        clf.fit(X, y, sample_weight=np.r_[-1.0, np.ones(9)])
-    with pytest.raises(ValueError, match="sample_weight"):
-        clf.fit(X, y, sample_weight=np.ones(9))
-    with pytest.raises(ValueError, match="at least one non-zero"):    # scikit-learn's check of the weights
-        clf.fit(X, y, sample_weight=np.zeros(10))
-    with pytest.raises(ValueError, match="every point has weight 0"):   # the class weights zero every row
-        make(name, 1, class_weight={0: 0.0, 1: 0.0}).fit(X, y)
-    with pytest.raises(ValueError, match="class_weight"):
-        make(name, 1, class_weight="even").fit(X, y)
+    assert_bad_weights_refused(lambda **params: make(name, 1, **params), X, y)
 
 
 @pytest.mark.parametrize("cls", [FlowOCT, BendersOCT])
@@ -317,15 +324,7 @@ def test_svm1odt_class_weight_multiplies_the_sample_weights():
 
 
 def test_svm1odt_refuses_bad_weights_and_the_unweighted_svm_start():
-    clf = SVM1ODT(depth=1)
-    with pytest.raises(ValueError, match="[Nn]egative"):
-        clf.fit(SVM_X, SVM_Y, sample_weight=np.r_[-1.0, np.ones(9)])
-    with pytest.raises(ValueError, match="sample_weight"):
-        clf.fit(SVM_X, SVM_Y, sample_weight=np.ones(9))
-    with pytest.raises(ValueError, match="at least one non-zero"):
-        clf.fit(SVM_X, SVM_Y, sample_weight=np.zeros(10))
-    with pytest.raises(ValueError, match="every point has weight 0"):
-        SVM1ODT(depth=1, class_weight={0: 0.0, 1: 0.0}).fit(SVM_X, SVM_Y)
+    assert_bad_weights_refused(lambda **params: SVM1ODT(depth=1, **params), SVM_X, SVM_Y)
     with pytest.raises(ValueError, match="warm_start='best'"):
         SVM1ODT(depth=1, warm_start="svm").fit(SVM_X, SVM_Y, sample_weight=np.r_[2.0, np.ones(9)])
     with pytest.raises(ValueError, match="warm_start='best'"):
@@ -487,17 +486,7 @@ def test_categorical_weighted_rate_floor():
 
 def test_categorical_refuses_bad_weights_and_the_unweighted_feature_selection():
     A, y, groups = one_hot_data(19, n=10)
-    clf = CategoricalODT(groups=groups)
-    with pytest.raises(ValueError, match="[Nn]egative"):
-        clf.fit(A, y, sample_weight=np.r_[-1.0, np.ones(9)])
-    with pytest.raises(ValueError, match="sample_weight"):
-        clf.fit(A, y, sample_weight=np.ones(9))
-    with pytest.raises(ValueError, match="at least one non-zero"):
-        clf.fit(A, y, sample_weight=np.zeros(10))
-    with pytest.raises(ValueError, match="every point has weight 0"):
-        CategoricalODT(groups=groups, class_weight={0: 0.0, 1: 0.0}).fit(A, y)
-    with pytest.raises(ValueError, match="class_weight"):
-        CategoricalODT(groups=groups, class_weight="even").fit(A, y)
+    assert_bad_weights_refused(lambda **params: CategoricalODT(groups=groups, **params), A, y)
     with pytest.raises(ValueError, match=r"feature_selection=\[\.\.\.\]"):
         CategoricalODT(groups=groups, feature_selection="cart").fit(A, y, sample_weight=np.full(10, 2.0))
 
@@ -615,17 +604,7 @@ def test_hyperplane_class_weight_multiplies_the_sample_weights(name):
 @pytest.mark.parametrize("name", ["SOCT", "OCTH", "UnivariateOCT"])
 def test_hyperplane_bad_weights_are_refused(name):
     X, y = grid_data(10, seed=19)
-    clf = make_hyperplane(name)
-    with pytest.raises(ValueError, match="[Nn]egative"):
-        clf.fit(X, y, sample_weight=np.r_[-1.0, np.ones(9)])
-    with pytest.raises(ValueError, match="sample_weight"):
-        clf.fit(X, y, sample_weight=np.ones(9))
-    with pytest.raises(ValueError, match="at least one non-zero"):
-        clf.fit(X, y, sample_weight=np.zeros(10))
-    with pytest.raises(ValueError, match="every point has weight 0"):
-        make_hyperplane(name, class_weight={0: 0.0, 1: 0.0}).fit(X, y)
-    with pytest.raises(ValueError, match="class_weight"):
-        make_hyperplane(name, class_weight="even").fit(X, y)
+    assert_bad_weights_refused(lambda **params: make_hyperplane(name, **params), X, y)
 
 
 def test_soct_starts_from_weighted_cart_and_the_repair_counts_weights():
