@@ -31,3 +31,14 @@ def test_an_unknown_paper_or_experiment_is_named_in_the_error():
         paper_module("009")
     with pytest.raises(ValueError, match="no experiment 'tables'.*'final'"):
         run_function("001", "tables")
+
+
+def test_paper_estimator_resolves_a_method_through_the_estimators_paper_methods():
+    from odtlib.experiments.protocol import paper_estimator
+    from odtlib.models import OCT, OCTH, SOCT, BendersOCT, FlowOCT
+
+    octh = paper_estimator("OCT-H", (SOCT, OCTH), depth=2)
+    assert type(octh) is OCTH and octh.repaired_start is False and octh.depth == 2   # OCTH.PAPER_METHODS
+    assert type(paper_estimator("Benders", (OCT, FlowOCT, BendersOCT), depth=1)) is BendersOCT
+    with pytest.raises(ValueError, match=r"\['OCT', 'FlowOCT', 'Benders'\], got 'CART'"):
+        paper_estimator("CART", (OCT, FlowOCT, BendersOCT))

@@ -31,7 +31,14 @@ from sklearn.model_selection import train_test_split
 
 from odtlib.experiments.claims import Measured, StoredResults, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import failure_note, paper_data, results_of, profile_getter, time_to_match
+from odtlib.experiments.protocol import (
+    failure_note,
+    paper_data,
+    paper_estimator,
+    profile_getter,
+    results_of,
+    time_to_match,
+)
 from odtlib.experiments.protocol import instance_frame as _instance_frame
 from odtlib.experiments.runner import fit_and_score
 from odtlib.experiments.store import config_key
@@ -190,11 +197,8 @@ def make_model(method: str, depth: int, split_penalty: float, solver: str, time_
     if method == "BinOCT":
         if split_penalty:
             raise ValueError("BinOCT has no split penalty: use split_penalty=0")
-        return BinOCT(**common)
-    classes = {"OCT": OCT, "FlowOCT": FlowOCT, "Benders": BendersOCT}
-    if method not in classes:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    return classes[method](split_penalty=split_penalty, **common)
+        return BinOCT.paper_method("BinOCT", **common)
+    return paper_estimator(method, (OCT, FlowOCT, BendersOCT), split_penalty=split_penalty, **common)
 
 
 def run(config: dict) -> dict:

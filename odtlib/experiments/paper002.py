@@ -55,7 +55,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from odtlib.experiments.claims import Measured, metric
 from odtlib.experiments.grid import Grid
-from odtlib.experiments.protocol import TreePipeline, encoded_tree, failure_note, paper_data, profile_getter, results_of
+from odtlib.experiments.protocol import (
+    TreePipeline,
+    encoded_tree,
+    failure_note,
+    paper_data,
+    paper_estimator,
+    profile_getter,
+    results_of,
+)
 from odtlib.experiments.store import config_key
 from odtlib.solvers.result import relative_gap as solver_relative_gap
 
@@ -240,9 +248,7 @@ def make_model(method: str, depth: int, *, solver: str = "highs", time_limit: fl
 
     common = dict(depth=depth, max_splits=max_splits, solver=solver, time_limit=time_limit, threads=threads,
                   random_state=random_state, warm_start=warm_start)
-    if method == OCTH:
-        return OCTHClassifier(repaired_start=False, **common)    # the paper's start: the SVM tree alone
-    return SOCT.paper_method(method, **common)
+    return paper_estimator(method, (SOCT, OCTHClassifier), **common)
 
 
 def proved(bound, incumbent) -> bool:

@@ -26,6 +26,7 @@ and checks it; `run_function` is the run function of one stored experiment.
 * `instance_frame` — one row per optimisation instance with ``solved``, ``failed`` and gaps;
 * `time_to_match` — the papers' speed-up measure (time to solve as many instances as a baseline);
 * `failure_note` — why a table cell holding failed runs is not comparable;
+* `paper_estimator` — a paper's method by name, from the estimators' ``PAPER_METHODS``;
 * `encoded_tree` — a scikit-learn Pipeline that encodes the features, then fits a tree estimator on them
   (`TreePipeline`: the experiments that refit an encoder on each training part).
 
@@ -49,7 +50,8 @@ from sklearn.preprocessing import FunctionTransformer
 from odtlib.experiments.store import ResultStore, config_key
 
 __all__ = ["PAPERS", "PaperExperiments", "paper_module", "run_function", "select_profile", "paper_data",
-           "results_of", "instance_frame", "time_to_match", "failure_note", "TreePipeline", "encoded_tree"]
+           "results_of", "instance_frame", "time_to_match", "failure_note", "TreePipeline", "encoded_tree",
+           "paper_estimator", "profile_getter"]
 
 
 def select_profile(profiles: Mapping[str, object], name: str, time_limit: float | None = None):
@@ -63,6 +65,16 @@ def select_profile(profiles: Mapping[str, object], name: str, time_limit: float 
     if hasattr(profile, "with_time_limit"):
         return profile.with_time_limit(time_limit)
     return dataclasses.replace(profile, time_limit=float(time_limit))
+
+
+def paper_estimator(method: str, estimators, **params):
+    """The paper's method ``method``: ``cls.paper_method(method, **params)`` for the class among ``estimators``
+    whose ``PAPER_METHODS`` names it (the one registry of the papers' named configurations)."""
+    for cls in estimators:
+        if method in cls.PAPER_METHODS:
+            return cls.paper_method(method, **params)
+    known = [name for cls in estimators for name in cls.PAPER_METHODS]
+    raise ValueError(f"method must be one of {known}, got {method!r}")
 
 
 def profile_getter(profiles: Mapping[str, object]):

@@ -79,6 +79,7 @@ class OCTH(HyperplaneTreeClassifier):
     """
 
     _parameter_constraints = hyperplane_constraints(routing_repair=["boolean"], repaired_start=["boolean"])
+    PAPER_METHODS = {"OCT-H": {"repaired_start": False}}   # paper 002's MIP baseline: its own start alone
 
     def __init__(self, *, depth: int = 2, max_splits: int | None = None, ccp_alpha: float = 0.0,
                  epsilon: float = 0.005, routing_repair: bool = True, repaired_start: bool = True,

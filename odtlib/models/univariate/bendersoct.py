@@ -143,6 +143,7 @@ class BendersOCT(AcceleratedEngine, PointWeightsFit, FlowModelClassifier):
     """
 
     _parameter_constraints = flow_constraints(fractional_benders_cuts=["boolean"], **ENGINE_CONSTRAINT)
+    PAPER_METHODS = {"Benders": {}}   # paper 001's name of its Benders decomposition (Section 3)
 
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "scip",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,

@@ -188,6 +188,7 @@ class BinOCT(PointWeightsFit, FlowModelClassifier):
     """
 
     _parameter_constraints = {**common_constraints(), **class_weight_constraint()}
+    PAPER_METHODS = {"BinOCT": {}}   # paper 001's baseline of Verwer & Zhang
 
     def __init__(self, *, depth: int = 2, solver: str = "highs", time_limit: float | None = None,
                  mip_gap: float | None = None, threads: int = 1, random_state: int = 0, warm_start=True,

@@ -258,6 +258,7 @@ class FlowOCT(AcceleratedEngine, PointWeightsFit, FlowModelClassifier):
     """
 
     _parameter_constraints = flow_constraints(valid_inequalities=["boolean"], **ENGINE_CONSTRAINT)
+    PAPER_METHODS = {"FlowOCT": {}}   # paper 001, formulation (1)
 
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,

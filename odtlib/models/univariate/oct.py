@@ -217,6 +217,7 @@ class OCT(PointWeightsFit, FlowModelClassifier):
     """
 
     _parameter_constraints = flow_constraints()
+    PAPER_METHODS = {"OCT": {}}   # paper 001's name of the big-M baseline (Section 4)
 
     def __init__(self, *, depth: int = 2, split_penalty: float = 0.0, solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
