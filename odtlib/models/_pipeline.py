@@ -19,7 +19,7 @@
     solve(...)                                          gaps from _objective_step(ctx); the better of the
                                                         solver's incumbent and the start is loaded
     result = formulation.restate(result)                on the estimator's own objective scale
-    tree = formulation.decode()                         the solved model as an odtlib Tree
+    tree = formulation.solved_tree()                    the solved model as an odtlib Tree
     fitted attributes                                   tree_, solve_result_, formulation.stats()
 
 A time-limited fit therefore always returns a tree when it has a warm start (``warm_start=True``, the default,
@@ -129,9 +129,17 @@ class Formulation:
         """Values of the model's variables for ``tree`` (a ComponentMap)."""
         raise NotImplementedError
 
+    _solved: Tree | None = None   # the decoded tree of the solved model, once decoded
+
     def decode(self) -> Tree:
         """The tree of the solved model."""
         raise NotImplementedError
+
+    def solved_tree(self) -> Tree:
+        """:meth:`decode`, run once: the tree the pipeline returns, and that :meth:`restate` may price."""
+        if self._solved is None:
+            self._solved = self.decode()
+        return self._solved
 
     def restate(self, result: SolveResult) -> SolveResult:
         """The solve's result on the estimator's objective scale (the same, unless the model solves an
@@ -360,7 +368,7 @@ class MIPTreeClassifier(ODTClassifier):
             raise RuntimeError(f"{type(self).__name__}: the solver returned no tree (status {result.status!r}: "
                                f"{result.message}){self._start_note(start, result)}; {self._no_tree_hint()}")
         result = formulation.restate(result)
-        tree = formulation.decode()
+        tree = formulation.solved_tree()
         self._warn_if_not_proved(result)
         for name, value in formulation.stats().items():
             setattr(self, name, value)

@@ -344,7 +344,6 @@ class SVM1ODTFormulation(Formulation):
         self.start_source, self.rival_starts = start_source, dict(rival_starts or {})
         self.random_state = random_state
         self.tree_objective: float | None = None     # (1a) of the decoded tree, when it differs from the model's
-        self._tree: Tree | None = None                # the decoded tree (decode runs once)
 
     def stats(self) -> dict:
         return {"alpha1_": self.ctx.alpha1, "epsilon_": self.ctx.epsilon, "warm_start_source_": self.start_source}
@@ -431,16 +430,10 @@ class SVM1ODTFormulation(Formulation):
     def restate(self, result: SolveResult) -> SolveResult:
         """The result without (1a)'s trivial bound, and with the decoded tree's own (1a) as the objective when it
         differs from the model's (module docstring)."""
-        self.decode()
+        self.solved_tree()
         return _with_tree_objective(_without_trivial_bound(result), self.tree_objective)
 
     def decode(self) -> Tree:
-        """The tree of the solved model, decoded once (:meth:`restate` prices it, the pipeline returns it)."""
-        if self._tree is None:
-            self._tree = self._decoded_tree()
-        return self._tree
-
-    def _decoded_tree(self) -> Tree:
         """:meth:`_read_tree`, with the warnings about points routed against their hyperplane value (and the tree's
         own (1a), ``tree_objective``) and about a tree of one leaf."""
         tree, n_conflicts, on_categories = self._read_tree()

@@ -148,7 +148,7 @@ class Paper001Scale(Formulation):
         lam, ctx = self.split_penalty, self.ctx
         result.extra.update(engine="accelerated", leaf_penalty=ctx.leaf_penalty,
                             accelerated_objective=result.objective, accelerated_bound=result.bound)
-        tree = self.decode()
+        tree = self.solved_tree()
         correct = int((tree.predict(ctx.X) == ctx.labels).sum())
         result.objective = (1 - lam) * correct - lam * tree.n_splits                     # (1.1)
         result.bound = paper001_value(result.bound, lam, ctx.n_samples)
