@@ -169,6 +169,7 @@ SCALED_SAMPLE_WEIGHT_GAPS = {
 @pytest.mark.parametrize("check_name", SAMPLE_WEIGHT_CHECKS)
 @pytest.mark.parametrize("wrapped", [BinarizedFit(FlowOCT(**FAST)), BinarizedFit(BendersOCT(**FAST)),
                                      BinarizedFit(OCT(**FAST)), BinarizedFit(BinOCT(**FAST)),
+                                     BinarizedFit(RegularizedFlowOCT(**FAST)), BinarizedFit(RegularizedBendOCT(**FAST)),
                                      ScaledFit(SOCT(**FAST)), ScaledFit(OCTH(**FAST)),
                                      ScaledFit(UnivariateOCT(**FAST)),
                                      BinarizedFit(SVM1ODT(depth=1, mip_gap=1.0, time_limit=30,

@@ -1,19 +1,22 @@
 """Sample weights and class weights of the MIP estimators: paper 001's (FlowOCT, BendersOCT, OCT, BinOCT) first.
 
-With weights w_i the objective (1.1) becomes ``(1 - λ)·Σ_i w_i·[i correct] - λ·splits`` (BinOCT: λ = 0). The
+With weights w_i the objective (1.1) becomes ``(1 - λ)·Σ_i w_i·[i correct] - λ·splits`` (BinOCT: λ = 0); FlowOCT and
+BendersOCT reach it with both engines, ``engine="accelerated"`` on paper 003's weighted engine. The
 checks compare each weighted fit with an unweighted fit of the data that the weights stand for (a row removed,
 a row repeated), with a scaled fit, and with an exhaustive enumeration of every depth <= 2 tree
 (``tests/oracles.py``). Every fitted tree is also scored independently: its predictions on the data, weighted
 with numpy, minus λ times its number of splits, must equal the optimum.
 
-SVM1ODT (paper 004), CategoricalODT (paper 000) and paper 002's family on formulation (1) (SOCT, OCTH,
-UnivariateOCT) have their own sections below: paper 004's (1a) weights each point's error and margin slack,
-paper 000's (8a) each correctly classified point (C times more for a negative), paper 002's (1a) each correctly
-classified point, with the split price α·W.
+SVM1ODT (paper 004), CategoricalODT (paper 000), paper 002's family on formulation (1) (SOCT, OCTH,
+UnivariateOCT) and paper 003's (RegularizedBendOCT, RegularizedFlowOCT) have their own sections below: paper 004's
+(1a) weights each point's error and margin slack, paper 000's (8a) each correctly classified point (C times more
+for a negative), paper 002's (1a) each correctly classified point, with the split price α·W, and paper 003's (1) the
+weighted accuracy Σ_i w_i·[i correct] / W, with the leaf penalty λ unchanged.
 """
 from __future__ import annotations
 
 import numpy as np
+import pyomo.environ as pyo
 import pytest
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import has_fit_parameter
@@ -28,11 +31,15 @@ from odtlib.models import (
     DataSelectedClassifier,
     FlowOCT,
     RegularizedBendOCT,
+    OptimalTreeClassifier,
     RegularizedFlowOCT,
     SVM1ODT,
     UnivariateOCT,
 )
 from odtlib.models._pipeline import FitContext, weighted_objective_step
+from odtlib.models.univariate.accel import EQPInequalities
+from odtlib.models.univariate.regularized_bendoct import build_model as bendoct_model
+from odtlib.solvers import solve
 from odtlib.models.hyperplane._formulation import HyperplaneFormulation
 from odtlib.models.hyperplane.soct import build_model as soct_model
 from oracles import best_weighted_objective, random_binary_data
@@ -40,7 +47,8 @@ from oracles_hyperplane import best_hyperplane_tree
 
 pytestmark = pytest.mark.filterwarnings("ignore::odtlib.solvers.SolverCapabilityWarning")  # Benders on HiGHS
 
-ESTIMATORS = ["FlowOCT", "BendersOCT-scip", "BendersOCT-highs", "OCT", "BinOCT"]
+ESTIMATORS = ["FlowOCT", "BendersOCT-scip", "BendersOCT-highs", "OCT", "BinOCT", "FlowOCT-accelerated",
+              "BendersOCT-accelerated"]
 TOL = 1e-5   # the solvers' feasibility tolerance shows in the reported objectives (about 1e-6 on BinOCT)
 
 
@@ -49,8 +57,13 @@ def make(name: str, depth: int, lam: float = 0.0, **params):
     if name == "BinOCT":
         assert lam == 0.0
         return BinOCT(depth=depth, **params)
-    cls, solver = {"FlowOCT": (FlowOCT, "highs"), "BendersOCT-scip": (BendersOCT, "scip"),
-                   "BendersOCT-highs": (BendersOCT, "highs"), "OCT": (OCT, "highs")}[name]
+    cls, solver, engine = {"FlowOCT": (FlowOCT, "highs", "formulation"),
+                           "BendersOCT-scip": (BendersOCT, "scip", "formulation"),
+                           "BendersOCT-highs": (BendersOCT, "highs", "formulation"), "OCT": (OCT, "highs", None),
+                           "FlowOCT-accelerated": (FlowOCT, "scip", "accelerated"),
+                           "BendersOCT-accelerated": (BendersOCT, "scip", "accelerated")}[name]
+    if engine is not None:
+        params["engine"] = engine
     return cls(depth=depth, split_penalty=lam, solver=solver, **params)
 
 
@@ -157,31 +170,35 @@ def assert_bad_weights_refused(make_estimator, X, y):
         make_estimator(class_weight="even").fit(X, y)
 
 
-@pytest.mark.parametrize("name", ["FlowOCT", "OCT", "BinOCT"])
+@pytest.mark.parametrize("name", ["FlowOCT", "OCT", "BinOCT", "BendersOCT-accelerated"])
 def test_bad_weights_are_refused(name):
     X, y = random_binary_data(10, 3, 2, seed=7)
     assert_bad_weights_refused(lambda **params: make(name, 1, **params), X, y)
 
 
-@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT])
-def test_accelerated_engine_refuses_weights(cls):
+@pytest.mark.parametrize("name", ["FlowOCT-accelerated", "BendersOCT-accelerated"])
+def test_accelerated_engine_takes_weights(name):
     X, y = random_binary_data(12, 3, 2, seed=8)
-    with pytest.raises(ValueError, match="engine='formulation'"):
-        cls(depth=1, engine="accelerated").fit(X, y, sample_weight=np.full(12, 2.0))
-    with pytest.raises(ValueError, match="engine='formulation'"):
-        cls(depth=1, engine="accelerated", class_weight="balanced").fit(X[:11], y[:11])
-    # weights of 1 are the unweighted problem: same optimum as without weights (1.1 at λ = 0: correct rows)
-    ones = cls(depth=1, engine="accelerated").fit(X, y, sample_weight=np.ones(12))
-    plain = cls(depth=1).fit(X, y)
-    assert ones.solve_result_.objective == pytest.approx(plain.solve_result_.objective, abs=TOL)
+    weights = np.random.default_rng(8).uniform(0.1, 0.3, size=12)
+    W = weights.sum()
+    clf = fitted(name, X, y, 2, 0.25, sample_weight=weights)
+    # paper 003's penalty at the total weight: λ' = λ / ((1 - λ)·W) = 0.25 / (0.75·W) = 1 / (3·W)
+    assert clf.solve_result_.extra["leaf_penalty"] == pytest.approx(1 / (3 * W))
+    assert clf.solve_result_.objective == pytest.approx(fitted("FlowOCT", X, y, 2, 0.25, sample_weight=weights)
+                                                        .solve_result_.objective, abs=TOL)
+    # λ' <= 1 needs λ <= W / (W + 1): here W < 3.6, so λ = 0.8 is refused although 12 unit rows would allow it
+    with pytest.raises(ValueError, match="split_penalty <= N/"):
+        make(name, 1, 0.8).fit(X, y, sample_weight=weights)
+    make(name, 1, 0.8).fit(X, y)
 
 
 def test_only_the_weighted_estimators_take_sample_weight():
-    for cls in (FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT, CategoricalODT, SOCT, OCTH, UnivariateOCT):
+    for cls in (FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT, CategoricalODT, SOCT, OCTH, UnivariateOCT,
+                RegularizedBendOCT, RegularizedFlowOCT):
         assert has_fit_parameter(cls(), "sample_weight")
         assert "class_weight" in cls().get_params()
-    for cls in (RegularizedBendOCT, RegularizedFlowOCT):
-        assert not has_fit_parameter(cls(), "sample_weight")
+    # the router to the families passes no weights on yet
+    assert not has_fit_parameter(OptimalTreeClassifier(), "sample_weight")
 
 
 def test_objective_step_needs_integer_weights():
@@ -193,7 +210,7 @@ def test_objective_step_needs_integer_weights():
     assert weighted_objective_step(None, np.array([1.0, 2.0])) is None
 
 
-@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT])
+@pytest.mark.parametrize("cls", [FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT, RegularizedBendOCT, RegularizedFlowOCT])
 def test_cart_warm_start_uses_the_weights(cls):
     # rows (x0, x1 -> y): (0,0->0) (0,1->0) (1,0->0) (1,1->1) (1,1->1). Either feature leaves one class-0 row with
     # the two class-1 rows: x0 = 1 holds row 2, x1 = 1 holds row 1. Weighting row 2 by 5 makes x1 the better root
@@ -624,3 +641,208 @@ def test_soct_starts_from_weighted_cart_and_the_repair_counts_weights():
                                         max_splits=None, ccp_alpha=0.0)
     routing = formulation.repaired_routing()
     assert formulation.routing_score(routing) == pytest.approx(13.0)   # the repair's tree is the weighted optimum
+
+
+# ------------------------------------------------------------------------------------------ paper 003
+# With weights w_i of total W, (1) is Σ_i w_i·[i correct] / W - λ·leaves (odtlib/models/univariate/_regularized.py):
+# a row of weight 0 is the row removed (W counts the others), weight k is k copies, and scaling every weight by c
+# changes no tree's value. Each fitted tree is scored here with numpy, and the optimum is checked against an
+# exhaustive search over all trees of depth <= d written for these tests.
+REGULARIZED = ["RegularizedBendOCT", "RegularizedBendOCT-highs", "RegularizedFlowOCT"]
+
+
+def make_regularized(name: str, depth: int, lam: float, **params):
+    cls, solver = {"RegularizedBendOCT": (RegularizedBendOCT, "scip"),
+                   "RegularizedBendOCT-highs": (RegularizedBendOCT, "highs"),
+                   "RegularizedFlowOCT": (RegularizedFlowOCT, "highs")}[name]
+    return cls(depth=depth, leaf_penalty=lam, solver=solver, **params)
+
+
+def regularized_fitted(name, X, y, depth, lam, sample_weight=None, **params):
+    clf = make_regularized(name, depth, lam, **params).fit(X, y, sample_weight=sample_weight)
+    assert clf.solve_result_.status == "optimal"
+    return clf
+
+
+def objective_1(clf, X, y, weights, lam: float) -> float:
+    """(1) of the fitted tree, computed here: the weight of the rows it predicts right over the total weight, less
+    λ per leaf."""
+    weights = np.asarray(weights, dtype=np.float64)
+    return float(weights[clf.predict(X) == y].sum() / weights.sum()) - lam * clf.tree_.n_leaves
+
+
+def best_objective_1(X, y, weights, depth: int, lam: float, n_classes: int | None = None) -> float:
+    """The optimum of the weighted (1) over every tree of depth <= ``depth``: the best subtree on a set of rows is a
+    leaf of its heaviest class, or a split on some feature with the best subtrees on both sides (the objective
+    times W is a sum over the leaves of their correct weight less α = W·λ)."""
+    X, y, weights = np.asarray(X) > 0.5, np.asarray(y), np.asarray(weights, dtype=np.float64)
+    K = int(y.max()) + 1 if n_classes is None else n_classes
+    alpha = weights.sum() * lam
+
+    def best(rows: np.ndarray, d: int) -> float:
+        value = np.bincount(y[rows], weights=weights[rows], minlength=K).max() - alpha
+        if d > 0:
+            for f in range(X.shape[1]):
+                right = X[rows, f]
+                value = max(value, best(rows[~right], d - 1) + best(rows[right], d - 1))
+        return value
+
+    return float(best(np.arange(len(y)), depth) / weights.sum())
+
+
+def test_the_paper003_oracle_agrees_with_listing_every_tree():
+    # with leaves = splits + 1, (1) = (Σ w·correct - α·splits)/W - λ, and paper 001's (1 - μ)·Σ w·correct - μ·splits
+    # with μ/(1 - μ) = α, i.e. μ = α/(1 + α), is (1 - μ) times Σ w·correct - α·splits
+    X, y = random_binary_data(12, 3, 3, seed=30)
+    weights = np.random.default_rng(30).uniform(0.0, 2.0, size=12)
+    lam = 0.03
+    alpha = lam * weights.sum()
+    mu = alpha / (1 + alpha)
+    listed = best_weighted_objective(X, y, weights, 2, mu, n_classes=3) / (1 - mu)
+    assert best_objective_1(X, y, weights, 2, lam, n_classes=3) == pytest.approx(listed / weights.sum() - lam)
+
+
+@pytest.mark.parametrize("name", REGULARIZED)
+def test_regularized_zero_weight_is_the_row_removed(name):
+    X, y = random_binary_data(16, 4, 2, seed=21)
+    weights = np.ones(16)
+    weights[[1, 6, 12]] = 0
+    kept = weights > 0
+    lam = 0.05        # α = W·λ = 13·0.05 = 0.65 in both fits: W counts the 13 kept rows
+    weighted = regularized_fitted(name, X, y, 2, lam, sample_weight=weights)
+    reduced = regularized_fitted(name, X[kept], y[kept], 2, lam)
+    assert weighted.solve_result_.objective == pytest.approx(reduced.solve_result_.objective, abs=TOL)
+    assert objective_1(weighted, X[kept], y[kept], np.ones(13), lam) == pytest.approx(
+        reduced.solve_result_.objective, abs=TOL)
+
+
+@pytest.mark.parametrize("name", REGULARIZED)
+def test_regularized_integer_weight_is_the_row_repeated(name):
+    X, y = random_binary_data(14, 4, 2, seed=22)
+    weights = np.random.default_rng(22).integers(1, 4, size=14)      # 1, 2 or 3 copies of each row
+    lam = 0.02
+    weighted = regularized_fitted(name, X, y, 2, lam, sample_weight=weights)
+    X_rep, y_rep = np.repeat(X, weights, axis=0), np.repeat(y, weights)
+    repeated = regularized_fitted(name, X_rep, y_rep, 2, lam)
+    assert weighted.solve_result_.objective == pytest.approx(repeated.solve_result_.objective, abs=TOL)
+    assert objective_1(weighted, X_rep, y_rep, np.ones(len(y_rep)), lam) == pytest.approx(
+        repeated.solve_result_.objective, abs=TOL)
+    # integer weights keep the step 1/(q·W) of λ = 1/50 (q = 50): the exact optimum is proved, gap 0
+    assert weighted.solve_result_.gap == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", REGULARIZED)
+def test_regularized_scaling_the_weights_keeps_the_optimum(name):
+    X, y = random_binary_data(16, 4, 3, seed=23)
+    weights = np.random.default_rng(23).uniform(0.5, 2.0, size=16)
+    c, lam = 2.5, 0.04
+    base = regularized_fitted(name, X, y, 2, lam, sample_weight=weights)
+    scaled = regularized_fitted(name, X, y, 2, lam, sample_weight=c * weights)
+    # (1) divides by W, so scaling every weight changes no tree's value: the same optimum, and the scaled fit's
+    # tree is optimal for the original weights
+    assert scaled.solve_result_.objective == pytest.approx(base.solve_result_.objective, abs=TOL)
+    assert objective_1(scaled, X, y, weights, lam) == pytest.approx(base.solve_result_.objective, abs=TOL)
+
+
+@pytest.mark.parametrize("name", REGULARIZED)
+@pytest.mark.parametrize("depth, n_classes, seed", [(1, 2, 24), (2, 3, 25), (3, 2, 26)])
+def test_regularized_fractional_weights_match_the_exhaustive_oracle(name, depth, n_classes, seed):
+    X, y = random_binary_data(15, 4, n_classes, seed=seed)
+    weights = np.random.default_rng(seed).uniform(0.0, 3.0, size=15)
+    weights[[3, 9]] = 0.0
+    lam = 0.02
+    clf = regularized_fitted(name, X, y, depth, lam, sample_weight=weights)
+    best = best_objective_1(X, y, weights, depth, lam, n_classes=n_classes)
+    assert clf.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert objective_1(clf, X, y, weights, lam) == pytest.approx(best, abs=TOL)
+
+
+@pytest.mark.parametrize("name", REGULARIZED)
+def test_regularized_class_weight_multiplies_the_sample_weights(name):
+    X, y = random_binary_data(16, 4, 2, seed=27)
+    y = np.where(y == 1, "yes", "no")
+    lam = 0.02
+    balanced = regularized_fitted(name, X, y, 2, lam, class_weight="balanced")
+    as_weights = regularized_fitted(name, X, y, 2, lam, sample_weight=compute_sample_weight("balanced", y))
+    assert balanced.solve_result_.objective == pytest.approx(as_weights.solve_result_.objective, abs=TOL)
+    sample_weight = np.random.default_rng(27).uniform(0.5, 1.5, size=16)
+    by_dict = regularized_fitted(name, X, y, 2, lam, class_weight={"yes": 3.0}, sample_weight=sample_weight)
+    product = sample_weight * np.where(y == "yes", 3.0, 1.0)
+    best = best_objective_1(X, (y == "yes").astype(int), product, 2, lam)
+    assert by_dict.solve_result_.objective == pytest.approx(best, abs=TOL)
+    assert objective_1(by_dict, X, y, product, lam) == pytest.approx(best, abs=TOL)
+
+
+@pytest.mark.parametrize("name", ["RegularizedBendOCT", "RegularizedFlowOCT"])
+def test_regularized_bad_weights_are_refused(name):
+    X, y = random_binary_data(10, 3, 2, seed=28)
+    assert_bad_weights_refused(lambda **params: make_regularized(name, 1, 0.01, **params), X, y)
+
+
+# every acceleration switch on and off, with weights (zeros among them), reaches the oracle's weighted optimum
+WEIGHTED_TOGGLES = {
+    "plain": {**RegularizedBendOCT.PAPER_METHODS["BendOCT"], "warm_start": False},
+    "best": {},
+    "paper's accelerated": RegularizedBendOCT.PAPER_METHODS["Accelerated BendOCT"],
+    "all techniques": RegularizedBendOCT.PAPER_METHODS["All techniques"],
+    "no polishing": {"polishing": False},
+    "no path bounds": {"path_bound_cuts": False},
+    "path bounds (24) height 2": {"path_bound_negative_samples": False, "path_bound_structure": False,
+                                  "path_bound_height": 2},
+    "path bounds only": {"polishing": False, "warm_start": False, "eqp": None},
+    "eqp basic (16)-(17)": {"eqp": "basic", "eqp_group_selection": False, "path_bound_cuts": False},
+    "eqp chain (18)-(22)": {"eqp": "chain", "eqp_disaggregated": False, "path_bound_cuts": False, "polishing": False},
+    "eqp recursive (21)-(22) |F*|<=3": {"eqp": "recursive", "eqp_max_split": 3, "path_bound_cuts": False},
+    "strengthened (11)-(12)": {"strengthened_benders_cuts": True},
+    "polishing only": {**RegularizedBendOCT.PAPER_METHODS["Solution Polishing"]},
+    "no top-down branching": {"top_down_branching": False},
+    "highs": {"solver": "highs"},
+}
+
+
+@pytest.mark.parametrize("config", list(WEIGHTED_TOGGLES))
+def test_weighted_toggle_matrix_depth3(config):
+    # an instance whose weights matter: the unweighted optimum scores 0.693 on the weighted (1), the weighted 0.789;
+    # W is about 10 times the number of rows, so a per-leaf penalty counted as |I|·λ instead of W·λ shows too
+    X, y = random_binary_data(30, 5, 2, seed=35)
+    weights = np.random.default_rng(35).uniform(0.0, 30.0, size=30)
+    weights[[0, 7]] = 0.0
+    lam = 0.02
+    clf = RegularizedBendOCT(depth=3, leaf_penalty=lam, **WEIGHTED_TOGGLES[config]).fit(X, y, sample_weight=weights)
+    best = best_objective_1(X, y, weights, 3, lam)
+    assert clf.solve_result_.status == "optimal"
+    assert clf.solve_result_.objective == pytest.approx(best, abs=1e-6)
+    assert objective_1(clf, X, y, weights, lam) == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("family, group_selection", [("basic", False), ("chain", True), ("recursive", True),
+                                                     ("recursive", False)])
+def test_weighted_eqp_rows_cap_an_unsplit_set_at_its_heaviest_class(family, group_selection):
+    """With b and p fixed to a tree that cannot split an EQP set S, max Σ_{i∈S} w_i·θ_i over the master with the EQP
+    rows (no Benders cuts) is the weight of S's heaviest class, max_k Σ_{i∈S_k} w_i (computed here); the rows of
+    the unweighted paper would allow more (the LP would fill the heavy rows of every class)."""
+    from test_models_paper003 import _random_sparse_tree, _tree_splits
+
+    X, y = random_binary_data(30, 4, 3, seed=92)
+    weights = np.random.default_rng(92).uniform(0.0, 3.0, size=30)
+    weights[[2, 5, 11]] = 0.0
+    eqp = EQPInequalities(X, y, family, group_selection=group_selection, max_split=2, sample_weight=weights)
+    assert all((weights[s.members] > 0).all() for s in eqp.sets)          # rows of weight 0 are removed
+    rng = np.random.default_rng(1)
+    caps = 0
+    for s in eqp.sets[:8]:
+        for _ in range(4):
+            tree = _random_sparse_tree(rng, depth=3, n_features=4, n_classes=3)
+            split = (any(f in s.split for f in tree.branch.values()) if family == "basic" else _tree_splits(tree, s))
+            if split:
+                continue
+            model = bendoct_model(X, y, depth=3, leaf_penalty=0.01, n_classes=3, eqp=eqp, sample_weight=weights)
+            for var, value in tree.start_values(model, X, y, weights).items():
+                if var.parent_component() in (model.b, model.p):
+                    var.fix(value)
+            model.objective.deactivate()
+            model.capped = pyo.Objective(expr=sum(weights[i] * model.theta[i] for i in s.members), sense=pyo.maximize)
+            heaviest = np.bincount(y[s.members], weights=weights[s.members], minlength=3).max()
+            assert solve(model, solver="highs").objective == pytest.approx(heaviest, abs=1e-6)
+            caps += 1
+    assert caps >= 5       # the random trees leave enough sets unsplit for the test to mean something

@@ -22,15 +22,21 @@ its defaults) at λ', with the estimator's solver, limits and warm start; its fo
 restates ``solve_result_`` on the scale of (1.1), with ``solve_result_.extra["engine"]`` saying which engine ran.
 With ``engine="formulation"`` the hooks are the estimator's own and its formulation (:class:`OwnEngine`) says so.
 
-The accelerated engine counts every point once: a fit with point weights (``sample_weight`` or ``class_weight``,
-other than all 1) is refused with ``engine="accelerated"``, naming ``engine="formulation"``, which weights them.
+**Point weights.** With weights w_i (``sample_weight`` times ``class_weight``) of total W, (1.1) counts the correct
+points' weight, and the same identity holds with W for N and the weighted accuracy for correct/N:
+
+    (1 - λ)·Σ_i w_i·[i correct] - λ·splits = (1 - λ)·W·(Σ_i w_i·[i correct]/W - λ'·leaves) + λ,    λ' = λ / ((1 - λ)·W),
+
+whose bracket is paper 003's weighted (1) (:mod:`odtlib.models.univariate._regularized`), which its engine solves
+with every acceleration counting weights. The per-leaf penalty in counts, W·λ' = λ/(1 - λ), does not depend on W.
+W is known once the pipeline has weighed the points, after ``_context``: :meth:`AcceleratedHooks._build` sets λ'.
 """
 from __future__ import annotations
 
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from odtlib.models._pipeline import Formulation, objective_step, round_bound
+from odtlib.models._pipeline import Formulation, objective_step, round_bound, weighted_objective_step
 from odtlib.models.univariate.regularized_bendoct import RegularizedBendOCT
 from odtlib.solvers import SolveResult
 from odtlib.solvers.result import relative_gap
@@ -46,18 +52,20 @@ _SHARED_PARAMETERS = ("depth", "solver", "time_limit", "mip_gap", "threads", "ra
                       "solver_options", "log")
 
 
-def leaf_penalty_for(split_penalty: float, n_samples: int) -> float:
-    """λ' = λ / ((1 - λ)·N): paper 003's per-leaf penalty (on accuracy) equivalent to paper 001's λ."""
+def leaf_penalty_for(split_penalty: float, n_samples: float) -> float:
+    """λ' = λ / ((1 - λ)·N): paper 003's per-leaf penalty (on accuracy) equivalent to paper 001's λ; N is the
+    number of rows, or their total weight W with point weights."""
     if split_penalty >= 1 or split_penalty / ((1 - split_penalty) * n_samples) > 1:
         raise ValueError(
             f"engine='accelerated' needs a leaf penalty λ/((1-λ)·N) <= 1, i.e. split_penalty <= N/(N+1) = "
-            f"{n_samples / (n_samples + 1):.4g} for N = {n_samples} rows; got split_penalty={split_penalty!r} "
-            f"(a larger λ makes a single leaf optimal: use engine='formulation')")
+            f"{n_samples / (n_samples + 1):.4g} for N = {n_samples:g} rows (their total weight with weights); got "
+            f"split_penalty={split_penalty!r} (a larger λ makes a single leaf optimal: use engine='formulation')")
     return split_penalty / ((1 - split_penalty) * n_samples)
 
 
-def paper001_value(value: float | None, split_penalty: float, n_samples: int) -> float | None:
-    """Paper 003's objective (1) (or a bound on it) at λ' converted to paper 001's (1.1): (1-λ)·N·v + λ."""
+def paper001_value(value: float | None, split_penalty: float, n_samples: float) -> float | None:
+    """Paper 003's objective (1) (or a bound on it) at λ' converted to paper 001's (1.1): (1-λ)·N·v + λ (N: the
+    rows, or their total weight W)."""
     if value is None or not np.isfinite(value):
         return value
     return (1 - split_penalty) * n_samples * value + split_penalty
@@ -65,7 +73,7 @@ def paper001_value(value: float | None, split_penalty: float, n_samples: int) ->
 
 class AcceleratedEngine:
     """Mixin of FlowOCT and BendersOCT (listed first among the bases): the hooks of a fit, the estimator's own or
-    paper 003's (``engine="accelerated"``, module docstring), and the refusal of point weights by the latter."""
+    paper 003's (``engine="accelerated"``, module docstring)."""
 
     def _hooks(self):
         if self.engine == "formulation":
@@ -73,24 +81,15 @@ class AcceleratedEngine:
         return AcceleratedHooks(self.split_penalty, self.classes_,
                                 **{name: self._parameter(name) for name in _SHARED_PARAMETERS})
 
-    def _point_weights(self, y: np.ndarray, sample_weight: np.ndarray | None) -> np.ndarray | None:
-        """Paper 003's engine (its EQP sets, D2S bounds, path-bound and Benders cuts, polishing) counts points
-        unweighted here: refuse weights other than all 1 rather than ignore them."""
-        weights = super()._point_weights(y, sample_weight)
-        if self.engine == "accelerated" and weights is not None and not np.all(weights == 1):
-            raise ValueError(f"{type(self).__name__}(engine='accelerated') does not take sample_weight or "
-                             "class_weight (paper 003's engine counts every point once); use "
-                             "engine='formulation' for a weighted fit")
-        return weights
-
 
 class AcceleratedHooks:
     """The hooks of one ``engine="accelerated"`` fit of a paper-001 estimator with split penalty λ.
 
-    They are those of a :class:`~odtlib.models.RegularizedBendOCT` configured at ``_context`` (when N is known)
-    with λ' = λ/((1-λ)·N) and ``params`` (the estimator's solver, limits, warm start, ...), whose own fit never
-    runs: its context, model sizes, plug-in needs, initial tree, callbacks and solve (objective step and solver
-    tuning of paper 003's master). Its formulation is wrapped in :class:`Paper001Scale`.
+    They are those of a :class:`~odtlib.models.RegularizedBendOCT` made at ``_context`` with ``params`` (the
+    estimator's solver, limits, warm start, ...), whose own fit never runs: its context, model sizes, plug-in needs,
+    initial tree, callbacks and solve (objective step and solver tuning of paper 003's master). Its leaf penalty
+    λ' = λ/((1-λ)·W) is set at ``_build``, when the points' total weight W (N without weights) is known. Its
+    formulation is wrapped in :class:`Paper001Scale`.
     """
 
     def __init__(self, split_penalty: float, classes: np.ndarray, **params):
@@ -100,7 +99,7 @@ class AcceleratedHooks:
         self.master: RegularizedBendOCT | None = None
 
     def _context(self, X: np.ndarray, y: np.ndarray):
-        self.master = RegularizedBendOCT(leaf_penalty=leaf_penalty_for(self.split_penalty, len(y)), **self.params)
+        self.master = RegularizedBendOCT(leaf_penalty=0.0, **self.params)      # λ' at _build
         self.master.classes_ = self.classes
         return self.master._context(X, y)
 
@@ -111,6 +110,9 @@ class AcceleratedHooks:
         return self.master._plugin_needs(ctx)
 
     def _build(self, ctx):
+        """Paper 003's master at λ' = λ/((1-λ)·W), for the master and its context (the objective step, CART's
+        pruning, D2S's α and the plug-ins read it from there)."""
+        ctx.leaf_penalty = self.master.leaf_penalty = leaf_penalty_for(self.split_penalty, ctx.total_weight)
         return Paper001Scale(self.master._build(ctx), self.split_penalty)
 
     def _initial_tree(self, ctx):
@@ -142,19 +144,21 @@ class Paper001Scale(Formulation):
         return self.master.decode()
 
     def restate(self, result: SolveResult) -> SolveResult:
-        """The tree's objective (1.1), counted exactly, and the bound converted to (1.1) and rounded to its step;
-        the values on paper 003's scale stay in ``extra`` (``accelerated_objective``, ``accelerated_bound``)."""
+        """The tree's objective (1.1), counted exactly (the weight of its correct points with weights), and the
+        bound converted to (1.1) and rounded to its step (none with non-integer weights); the values on paper
+        003's scale stay in ``extra`` (``accelerated_objective``, ``accelerated_bound``)."""
         result = self.master.restate(result)
         lam, ctx = self.split_penalty, self.ctx
         result.extra.update(engine="accelerated", leaf_penalty=ctx.leaf_penalty,
                             accelerated_objective=result.objective, accelerated_bound=result.bound)
         tree = self.solved_tree()
-        correct = int((tree.predict(ctx.X) == ctx.labels).sum())
-        result.objective = (1 - lam) * correct - lam * tree.n_splits                     # (1.1)
-        result.bound = paper001_value(result.bound, lam, ctx.n_samples)
+        correct = tree.predict(ctx.X) == ctx.labels
+        correct_weight = int(correct.sum()) if ctx.sample_weight is None else float(ctx.sample_weight[correct].sum())
+        result.objective = (1 - lam) * correct_weight - lam * tree.n_splits               # (1.1)
+        result.bound = paper001_value(result.bound, lam, ctx.total_weight)
         result.gap = relative_gap(result.objective, result.bound)
-        result.restate_trace(lambda value: paper001_value(value, lam, ctx.n_samples))
-        return round_bound(result, objective_step(lam), maximize=True)
+        result.restate_trace(lambda value: paper001_value(value, lam, ctx.total_weight))
+        return round_bound(result, weighted_objective_step(objective_step(lam), ctx.sample_weight), maximize=True)
 
 
 class OwnEngine:

@@ -7,7 +7,8 @@ one class w_kn = 1) or a *cut* node below a leaf (nothing). Shared here by the c
 (:mod:`odtlib.models.univariate.regularized_bendoct`) and the accelerations (:mod:`odtlib.models.univariate.accel`):
 
 * :func:`add_leaf_variables`, :func:`add_branch_leaf_or_cut` (3b), :func:`add_leaf_predicts_one_class` (3c),
-  :func:`add_one_leaf_per_path` (3d), :func:`accuracy_minus_leaves` (3a)/(4a) -- the constraints on (b, p, w);
+  :func:`add_one_leaf_per_path` (3d) -- the constraints on (b, p, w); :func:`accuracy_minus_leaves` (3a)/(4a)
+  and :func:`weighted_scores` -- the objective, each point's score times its weight;
 * :class:`SparseTree` -- a fixed tree as {node: feature} and {node: class}, evaluated with numpy
   (correct samples, objective (1), heights), read from solver values and turned into start values;
 * :class:`TreeColumns` -- the solver columns of b, p, w, theta on the full node grid, for callbacks.
@@ -25,7 +26,7 @@ from odtlib.tree.build import full_tree_walk
 
 __all__ = ["SparseTree", "TreeColumns", "add_leaf_variables", "add_branch_leaf_or_cut",
            "add_leaf_predicts_one_class", "add_one_leaf_per_path", "accuracy_minus_leaves",
-           "check_leaf_penalty", "sparse_from_assignment"]
+           "weighted_scores", "check_leaf_penalty", "sparse_from_assignment"]
 
 
 def check_leaf_penalty(lam) -> float:
@@ -63,12 +64,22 @@ def add_one_leaf_per_path(model: pyo.ConcreteModel, tree: TreeIndex) -> None:
         doc="(3d)")
 
 
-def accuracy_minus_leaves(model: pyo.ConcreteModel, correct_terms: list, n_samples: int, lam: float
+def accuracy_minus_leaves(model: pyo.ConcreteModel, correct_terms: list, total_weight: float, lam: float
                           ) -> pyo.Objective:
-    """(3a)/(4a): maximise (1/|I|)·Σ_i θ_i - λ·Σ_n p_n (``correct_terms`` are the θ_i or the sink flows)."""
+    """(3a)/(4a): maximise (1/W)·Σ_i w_i·θ_i - λ·Σ_n p_n. ``correct_terms`` are the w_i·θ_i (or the weighted sink
+    flows, :func:`weighted_scores`) and ``total_weight`` W = Σ_i w_i, which is |I| without weights."""
     return pyo.Objective(
-        expr=linear_sum(correct_terms) / n_samples - lam * linear_sum([model.p[n] for n in model.V]),
+        expr=linear_sum(correct_terms) / total_weight - lam * linear_sum([model.p[n] for n in model.V]),
         sense=pyo.maximize)
+
+
+def weighted_scores(scores: list[list], sample_weight: np.ndarray | None) -> list:
+    """The terms of Σ_i w_i·θ_i in (3a)/(4a), where ``scores[i]`` lists the variables whose sum is point i's score θ_i
+    ([θ_i] in the master, its flows into the sink in the flow model); the points of weight 0 drop out (w_i = 1 for
+    all without ``sample_weight``, the paper's objective)."""
+    if sample_weight is None:
+        return [v for score in scores for v in score]
+    return [float(w) * v for score, w in zip(scores, sample_weight) if w != 0 for v in score]
 
 
 # --------------------------------------------------------------------------- fixed sparse trees
@@ -94,9 +105,13 @@ class SparseTree:
             labels[n] = k
         return labels[self.terminal(X)] == y
 
-    def objective(self, X: np.ndarray, y: np.ndarray, lam: float) -> float:
-        """(1): accuracy - λ·leaves."""
-        return float(self.correct(X, y).mean()) - lam * self.n_leaves
+    def objective(self, X: np.ndarray, y: np.ndarray, lam: float, sample_weight: np.ndarray | None = None) -> float:
+        """(1): accuracy - λ·leaves; with ``sample_weight`` the accuracy is the correct points' share of the
+        total weight, Σ_i w_i·[i correct] / Σ_i w_i."""
+        correct = self.correct(X, y)
+        if sample_weight is None:
+            return float(correct.mean()) - lam * self.n_leaves
+        return float(sample_weight[correct].sum() / sample_weight.sum()) - lam * self.n_leaves
 
     def heights(self) -> dict[int, int]:
         """h(n) of every node of the sparse tree: 0 at leaves, 1 + the taller child at branch nodes."""
@@ -126,8 +141,10 @@ class SparseTree:
                 leaf[n] = int(w[n].argmax())
         return cls(depth, branch, leaf)
 
-    def start_values(self, model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray) -> ComponentMap:
-        """Values of b, p, w (and θ_i = correct, if the model has θ) for this tree."""
+    def start_values(self, model: pyo.ConcreteModel, X: np.ndarray, y: np.ndarray,
+                     sample_weight: np.ndarray | None = None) -> ComponentMap:
+        """Values of b, p, w (and θ_i = correct, if the model has θ) for this tree; θ_i = 0 for the points of
+        weight 0 in ``sample_weight``, whose θ_i the weighted master fixes at 0."""
         start = ComponentMap()
         for n in model.N:
             for f in model.F:
@@ -137,7 +154,7 @@ class SparseTree:
             for k in model.K:
                 start[model.w[n, k]] = float(self.leaf.get(n, -1) == k)
         if hasattr(model, "theta"):
-            correct = self.correct(X, y)
+            correct = self.correct(X, y) if sample_weight is None else self.correct(X, y) & (sample_weight > 0)
             for i in model.I:
                 start[model.theta[i]] = float(correct[i])
         return start

@@ -216,7 +216,7 @@ class FlowOCT(AcceleratedEngine, PointWeightsFit, FlowModelClassifier):
         ``bound`` on the scale of (1.1); ``solve_result_.extra["engine"]`` says which engine ran (with
         "accelerated" also ``leaf_penalty`` λ' and the ``accelerated_objective``/``accelerated_bound`` on
         paper 003's scale). It needs λ <= N/(N+1) (λ' <= 1). ``mip_gap`` then applies to paper 003's objective.
-        It takes no point weights: a weighted fit needs "formulation".
+        With point weights N is their total weight W, and the engine counts weights in all its parts.
     class_weight : None, "balanced" or dict, default None
         Weights of the classes, multiplying ``fit``'s ``sample_weight`` (scikit-learn's meaning: "balanced"
         weights class k by N / (K·N_k), a dict maps labels to weights, missing labels weigh 1). With point

@@ -17,6 +17,32 @@ plug-ins that need more than the solver's values (polishing, path-bound cuts) ar
 Three defaults are ours, not the paper's: top-down branching (:func:`branch_top_down`), which lets SCIP reach the
 path-bound cuts sooner, no EQP inequalities where those cuts run in the search (``eqp="auto"``), and path-bound cuts
 on subtrees of height 3 (``path_bound_height=3``, see :class:`RegularizedBendOCT`).
+
+**Point weights.** With weights w_i (``sample_weight`` times ``class_weight``, total W) the problem is the weighted
+(1) of :mod:`odtlib.models.univariate._regularized`: (4a) maximises (1/W)·Σ_i w_i·θ_i - λ·Σ_n p_n, and every part
+that counts points counts weights, with the per-leaf penalty α = W·λ in (weighted) counts:
+
+* Benders cuts (9)/(10) and (11)/(12). Point i's subproblem becomes max w_i·θ_i over its flow network; the dual
+  keeps its feasible set with every capacity times w_i, so each cut on w_i·θ_i is w_i times the cut on θ_i. For
+  w_i > 0 dividing by w_i gives the unweighted cut, separated as before; for w_i = 0 it reads θ_i <= 0, so (4d)
+  becomes 0 <= θ_i <= 0 and the point is never separated.
+* D2S (27)-(40): the frequency counts FQ are sums of weights (``Depth2Solver(sample_weight=...)``), and its value,
+  the weight it classifies correctly less α per leaf, is a subtree's share of W·(1).
+* Solution polishing (Algorithm 1): each tail is replaced by the weighted D2S optimum on the points reaching it, so
+  the weighted (1) still cannot get worse; trees are compared by the weighted (1).
+* Path-bound cuts (23)-(26): OPT_P is the weighted D2S optimum of I_P, compared with the LP's
+  Σ_{i∈I_P} w_i·θ_i - α·Σ_{m∈D[n]} p_m. Cut (24) bounds the weighted score, Σ_{i∈I_P} w_i·θ_i <= w(C_P) +
+  (w(I_P) - w(C_P))·R_P: the weighted D2S subtree meets it at R_P = 0, and R_P >= 1 leaves the bound w(I_P) that
+  θ <= 1 implies. (25) and (26) fix which points stay misclassified and the subtree's structure; as without
+  weights they keep an optimal tree, now the weighted optimum of I_P, so they are unchanged. A set whose weight is
+  below 2α is skipped (the paper's rule for |I_P| < 2·|I|·λ).
+* EQP (16)-(22): the H rows are on b alone. The G rows bound the weighted score of a set S through the weights
+  W_{S_k} = Σ_{i∈S_k} w_i of its classes: (17) Σ_{i∈S} w_i·θ_i <= UB_S + (W_S - UB_S)·φ_S with UB_S = max_k W_{S_k},
+  and (22), γ substituted, Σ_k Σ_{i∈S_k} w_i·θ_i / W_{S_k} <= 1 + (#classes - 1)·φ_S. Both are valid: φ_S = 0
+  sends S to one leaf predicting one class k, so θ_i = 0 outside S_k and θ_i <= 1 in it. Unit weights give the
+  paper's rows; the unweighted rows would stay valid under weights but let the LP put max_k |S_k|·max_{i∈S_k} w_i
+  on S. Sets are found among the points of positive weight (:func:`~odtlib.models.univariate.accel.eqp.find_eqp_sets`).
+* The warm start is the weighted CART tree, polished by the weighted D2S.
 """
 from __future__ import annotations
 
@@ -28,7 +54,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlib.models.univariate._flow_tree import add_branch_and_predict_variables
 from odtlib.models._base import DEPRECATED
-from odtlib.models._pipeline import PluginNeed, store_parameters
+from odtlib.models._pipeline import PluginNeed, PointWeightsFit, store_parameters
 from odtlib.models.univariate._regularized import (
     RegularizedContext,
     RegularizedTreeClassifier,
@@ -43,6 +69,7 @@ from odtlib.models.univariate._sparse_tree import (
     add_leaf_variables,
     add_one_leaf_per_path,
     check_leaf_penalty,
+    weighted_scores,
 )
 from odtlib.models._tree_index import tree_model
 from odtlib.models.univariate.accel import (
@@ -61,24 +88,29 @@ __all__ = ["RegularizedBendOCT", "BendOCTMaster", "build_model", "branch_and_cut
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 0.01,
                 n_classes: int | None = None, binary_predictions: bool = False,
-                eqp: EQPInequalities | None = None, top_down_branching: bool = False) -> pyo.ConcreteModel:
+                eqp: EQPInequalities | None = None, top_down_branching: bool = False,
+                sample_weight: np.ndarray | None = None) -> pyo.ConcreteModel:
     """Master problem (4) without its Benders cuts (pair it with :func:`branch_and_cut` when solving).
 
     ``binary_predictions``: w binary and p continuous, as the strengthened cuts (11)-(12) need; otherwise
     w continuous and p binary (the plain master). ``eqp``: EQP valid inequalities (16)-(22), added up front.
-    ``top_down_branching``: branching priorities of :func:`branch_top_down`.
+    ``top_down_branching``: branching priorities of :func:`branch_top_down`. ``sample_weight`` w_i (None: all 1)
+    multiplies θ_i in (4a), and θ_i = 0 for the points of weight 0 (module docstring).
     """
     lam = check_leaf_penalty(leaf_penalty)
     model, y = tree_model("RegularizedBendOCT master", depth, X, y, n_classes)
     tree = model.tree
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     w_domain = pyo.Binary if binary_predictions else pyo.UnitInterval
     add_branch_and_predict_variables(model, w_domain=w_domain)                                 # (3e), (3g)
     add_leaf_variables(model, domain=pyo.UnitInterval if binary_predictions else pyo.Binary)   # p (3f)
-    model.theta = pyo.Var(model.I, bounds=(0, 1), doc="(4d) classification score of sample i")
+    model.theta = pyo.Var(model.I, bounds=lambda m, i: (0, 1 if weights[i] > 0 else 0),
+                          doc="(4d) classification score of sample i")
     add_branch_leaf_or_cut(model, tree)                                       # (3b)
     add_leaf_predicts_one_class(model)                                        # (3c)
     add_one_leaf_per_path(model, tree)                                        # (3d)
-    model.objective = accuracy_minus_leaves(model, [model.theta[i] for i in model.I], len(y), lam)  # (4a)
+    scores = weighted_scores([[model.theta[i]] for i in model.I], sample_weight)
+    model.objective = accuracy_minus_leaves(model, scores, float(weights.sum()), lam)          # (4a)
     if eqp is not None:
         eqp.add_to(model)
     if top_down_branching:
@@ -137,7 +169,7 @@ class BendOCTMaster(SparseTreeFormulation):
 
     def tree_values(self, tree: SparseTree):
         """Values of every master variable for ``tree``: b, p, w, θ (3b)-(4d) and the EQP variables (16)-(22)."""
-        start = tree.start_values(self.model, self.ctx.X01, self.ctx.y)
+        start = tree.start_values(self.model, self.ctx.X01, self.ctx.y, self.ctx.sample_weight)
         if self.ctx.eqp is not None:
             self.ctx.eqp.start_values(self.model, tree, start)
         return start
@@ -145,7 +177,8 @@ class BendOCTMaster(SparseTreeFormulation):
     def sparse_start(self, tree):
         if self.polishing:
             tree = SolutionPolishing(self).polish(tree)
-        self.warm_start_objective = tree.objective(self.ctx.X01, self.ctx.y, self.ctx.leaf_penalty)
+        self.warm_start_objective = tree.objective(self.ctx.X01, self.ctx.y, self.ctx.leaf_penalty,
+                                                   self.ctx.sample_weight)
         return self.tree_values(tree)
 
     def polisher(self) -> SolutionPolishing:
@@ -202,7 +235,7 @@ def _eqp_variants() -> dict[str, dict]:
             for k in (1, 2, 3) for family, switches in _EQP_SWITCHES.items() for da, gs in switches}
 
 
-class RegularizedBendOCT(RegularizedTreeClassifier):
+class RegularizedBendOCT(PointWeightsFit, RegularizedTreeClassifier):
     """Optimal sparse tree maximising ``accuracy - λ·leaves`` by paper 003's accelerated BendOCT.
 
     Parameters
@@ -270,6 +303,12 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
         With path-bound cuts it also applies the solver's tuning for it (``solver_tuning(solver,
         "top_down_branching")``: on SCIP no aggregation separator and fewer strong-branching rounds).
         False: the paper's method on the solver's default search.
+    class_weight : None, "balanced" or dict, default None
+        Weights of the classes, multiplying ``fit``'s ``sample_weight`` (scikit-learn's meaning: "balanced"
+        weights class k by N / (K·N_k), a dict maps labels to weights, missing labels weigh 1). With point
+        weights w_i the accuracy in (1) is the weight of the correctly classified points over the total weight W,
+        so λ keeps its meaning, and every acceleration counts weights (module docstring). ``mip_gap=None`` proves
+        the exact optimum with integer weights; with other weights the absolute gap is 1e-6.
     solver_options : dict or None
         The solver's own parameters, passed to :func:`odtlib.solvers.solve` (after ours, so they win).
     keep_model : bool, default False
@@ -362,7 +401,7 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
                  eqp: str | None = "auto", eqp_disaggregated: bool = True, eqp_group_selection: bool = True,
                  eqp_max_split: int = 2, path_bound_cuts: bool = True, path_bound_negative_samples: bool = True,
                  path_bound_structure: bool = True, path_bound_height: int = 3, top_down_branching: bool = True,
-                 solver_options: dict | None = None, keep_model: bool = False, log: bool = False,
+                 class_weight=None, solver_options: dict | None = None, keep_model: bool = False, log: bool = False,
                  max_memory: float | None = None, seed=DEPRECATED):
         store_parameters(self, locals())
 
@@ -388,23 +427,22 @@ class RegularizedBendOCT(RegularizedTreeClassifier):
             else {}
 
     # ------------------------------------------------------------------ pipeline hooks
-    def _context(self, X, y):
-        ctx = super()._context(X, y)
-        family = self._eqp_family
-        if family is not None:
-            ctx.eqp = EQPInequalities(ctx.X01, ctx.y, family, disaggregated=self.eqp_disaggregated,
-                                      group_selection=self.eqp_group_selection, max_split=self.eqp_max_split)
-        return ctx
-
     def _size_terms(self, ctx):
         branch = 2**ctx.depth - 1
         return {f"b ({branch} branch nodes × {ctx.n_features} features)": branch * ctx.n_features,
                 f"θ ({ctx.n_samples} rows)": ctx.n_samples}
 
     def _build(self, ctx):
+        """The master (4) with the EQP inequalities when on, found among the points of positive weight (the
+        context knows the weights from here on; ``ctx.eqp`` serves the start values)."""
+        family = self._eqp_family
+        if family is not None:
+            ctx.eqp = EQPInequalities(ctx.X01, ctx.y, family, disaggregated=self.eqp_disaggregated,
+                                      group_selection=self.eqp_group_selection, max_split=self.eqp_max_split,
+                                      sample_weight=ctx.sample_weight)
         model = build_model(ctx.X01, ctx.y, self.depth, self.leaf_penalty, n_classes=ctx.n_classes,
                             binary_predictions=self.strengthened_benders_cuts, eqp=ctx.eqp,
-                            top_down_branching=self.top_down_branching)
+                            top_down_branching=self.top_down_branching, sample_weight=ctx.sample_weight)
         return BendOCTMaster(ctx, model, polishing=self.polishing)
 
     def _callbacks(self, ctx, formulation):

@@ -12,6 +12,11 @@ cross-check of :class:`~odtlib.models.RegularizedBendOCT`:
 * objective (3a) with θ_i = the sample's flow into the sink.
 
 Leaves on the full tree are counted by p, so trees of every shape up to depth D compete.
+
+**Point weights** (``sample_weight``, ``class_weight``; the weighted problem (1) is derived in
+:mod:`odtlib.models.univariate._regularized`): only the objective changes, (3a) with w_i·θ_i over W = Σ_i w_i. The
+flow network and the structure rows describe which trees exist and which points each classifies, whatever the
+points weigh; a point of weight 0 keeps its flow variables, which no longer reach the objective.
 """
 from __future__ import annotations
 
@@ -33,7 +38,7 @@ from odtlib.models.univariate._sparse_tree import (
     check_leaf_penalty,
 )
 from odtlib.models._base import DEPRECATED
-from odtlib.models._pipeline import store_parameters
+from odtlib.models._pipeline import PointWeightsFit, store_parameters
 from odtlib.models._tree_index import as_binary, tree_model
 from odtlib.models.univariate.flowoct import (
     add_flow_conservation_internal,
@@ -44,13 +49,15 @@ from odtlib.models.univariate.flowoct import (
     add_sink_arc_capacity,
     flow_size_terms,
 )
+from odtlib.models.univariate._sparse_tree import weighted_scores
 
 __all__ = ["RegularizedFlowOCT", "RegularizedFlowFormulation", "build_model"]
 
 
 def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 0.01,
-                n_classes: int | None = None) -> pyo.ConcreteModel:
-    """Compact model of problem (1): structure (3b)-(3f), flows (1.4)-(1.9) of paper 001, objective (3a)."""
+                n_classes: int | None = None, sample_weight: np.ndarray | None = None) -> pyo.ConcreteModel:
+    """Compact model of problem (1): structure (3b)-(3f), flows (1.4)-(1.9) of paper 001, objective (3a);
+    ``sample_weight`` w_i (None: all 1) multiplies point i's flow into the sink in (3a) (module docstring)."""
     X = as_binary(X)
     lam = check_leaf_penalty(leaf_penalty)
     model, y = tree_model("RegularizedFlowOCT", depth, X, y, n_classes)
@@ -66,8 +73,10 @@ def build_model(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalty: float = 
     add_left_arc_capacity(model, X)                                 # (1.7)
     add_right_arc_capacity(model, X)                                # (1.8)
     add_sink_arc_capacity(model, y)                                 # (1.9)
-    model.objective = accuracy_minus_leaves(
-        model, [model.zt[i, n] for i in model.I for n in model.V], len(y), lam)   # (3a)
+    flow_to_sink = [[model.zt[i, n] for n in model.V] for i in model.I]                 # θ_i
+    total_weight = len(y) if sample_weight is None else float(np.sum(sample_weight))
+    model.objective = accuracy_minus_leaves(model, weighted_scores(flow_to_sink, sample_weight), total_weight,
+                                            lam)                                                  # (3a)
     return model
 
 
@@ -89,7 +98,7 @@ class RegularizedFlowFormulation(SparseTreeFormulation):
         return start
 
 
-class RegularizedFlowOCT(RegularizedTreeClassifier):
+class RegularizedFlowOCT(PointWeightsFit, RegularizedTreeClassifier):
     """Optimal sparse tree maximising ``accuracy - λ·leaves`` by the compact flow model (paper 003's
     problem (1); the baseline and cross-check of :class:`~odtlib.models.RegularizedBendOCT`).
 
@@ -106,6 +115,12 @@ class RegularizedFlowOCT(RegularizedTreeClassifier):
         below the objective's granularity, see :meth:`RegularizedTreeClassifier._objective_step`).
     warm_start : bool or Tree, default True
         True: CART pruned with ccp_alpha = λ (no polishing: that is a BendOCT acceleration).
+    class_weight : None, "balanced" or dict, default None
+        Weights of the classes, multiplying ``fit``'s ``sample_weight`` (scikit-learn's meaning: "balanced"
+        weights class k by N / (K·N_k), a dict maps labels to weights, missing labels weigh 1). With point
+        weights w_i the accuracy in (1) is the weight of the correctly classified points over the total weight W,
+        so λ keeps its meaning (:mod:`odtlib.models.univariate._regularized`). ``mip_gap=None`` proves the exact
+        optimum with integer weights; with other weights the absolute gap is 1e-6.
     solver_options : dict or None
         The solver's own parameters.
     keep_model : bool, default False
@@ -138,8 +153,8 @@ class RegularizedFlowOCT(RegularizedTreeClassifier):
 
     def __init__(self, *, depth: int = 2, leaf_penalty: float = 0.01, solver: str = "highs",
                  time_limit: float | None = None, mip_gap: float | None = None, threads: int = 1, random_state: int = 0,
-                 warm_start=True, solver_options: dict | None = None, keep_model: bool = False, log: bool = False,
-                 seed=DEPRECATED):
+                 warm_start=True, class_weight=None, solver_options: dict | None = None, keep_model: bool = False,
+                 log: bool = False, seed=DEPRECATED):
         store_parameters(self, locals())
 
     def _size_terms(self, ctx):
@@ -147,4 +162,5 @@ class RegularizedFlowOCT(RegularizedTreeClassifier):
 
     def _build(self, ctx):
         return RegularizedFlowFormulation(
-            ctx, build_model(ctx.X01, ctx.y, self.depth, self.leaf_penalty, n_classes=ctx.n_classes))
+            ctx, build_model(ctx.X01, ctx.y, self.depth, self.leaf_penalty, n_classes=ctx.n_classes,
+                             sample_weight=ctx.sample_weight))

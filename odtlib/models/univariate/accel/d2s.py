@@ -12,8 +12,9 @@ over the single leaf, the stumps, the two kinds of three-leaf trees and the full
 the size |I| of the *whole* training set. Both callers of D2S -- solution polishing (Algorithm 1) and the
 path-bound cuts (Algorithm 2) -- work in sample counts and pass ``alpha = |I| * lambda``. This module uses
 that count scale: ``leaf_penalty`` is alpha and :attr:`D2SResult.value` is ``correct - alpha * leaves``
-(``correct`` is a weighted count when sample weights are given). For a call on the whole training set,
-``value / |I|`` is objective (1) (see :meth:`D2SResult.accuracy_objective`).
+(``correct`` is a weighted count when sample weights are given; the callers then pass ``alpha = W * lambda`` with
+W the total weight, :mod:`odtlib.models.univariate._regularized`). For a call on the whole training set,
+``value / |I|`` (``value / W``) is objective (1) (see :meth:`D2SResult.accuracy_objective`).
 
 **Algorithm (eqs. (27)-(40)).** One matrix product per class over that class's rows gives the frequency
 counts of every feature pair, ``FQ11[f1, f2, k] = sum_{i: y_i = k} w_i x_if1 x_if2``, and

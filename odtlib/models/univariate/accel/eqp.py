@@ -22,6 +22,14 @@ F* share it (one α per (F*, n)). Both leave the projection of the LP onto (b, p
 F* = the features where they differ; S = all samples that agree with the pair outside F* (pairs with the same
 F* and the same values outside it give one set). These inequalities are valid for every feasible tree, so
 they work on every solver.
+
+**Point weights.** With weights w_i the master maximises Σ_i w_i·θ_i
+(:mod:`odtlib.models.univariate.regularized_bendoct` derives it), and the G rows bound the weighted score of S
+with its classes' weights W_{S_k} = Σ_{i∈S_k} w_i in place of the counts |S_k|: (17) Σ_{i∈S} w_i·θ_i <= UB_S +
+(W_S - UB_S)·φ_S with UB_S = max_k W_{S_k}, and (22) Σ_k (1/W_{S_k})·Σ_{i∈S_k} w_i·θ_i <= 1 + (#classes - 1)·φ_S.
+When S cannot be split it reaches one leaf of one class k: θ_i = 0 outside S_k and θ_i <= 1 in it, so both hold,
+and both let the LP give S at most UB_S. The sets are those of the points of positive weight (a point of weight 0
+is a point removed). Unit weights give the paper's rows.
 """
 from __future__ import annotations
 
@@ -41,7 +49,8 @@ EQP_FAMILIES = ("basic", "chain", "recursive")
 @dataclass(frozen=True)
 class EQPSet:
     """Samples ``members`` that agree outside the split set ``split``; ``pattern`` = their common row
-    (the values on ``split`` are those of one member, i_0)."""
+    (the values on ``split`` are those of one member, i_0). ``class_counts``: the weight of each class in the set,
+    W_{S_k} (its number of members without weights)."""
 
     members: np.ndarray
     split: tuple[int, ...]
@@ -49,16 +58,21 @@ class EQPSet:
     class_counts: np.ndarray
 
     @property
-    def upper_bound(self) -> int:
-        """UB_S: the most samples of S one leaf can classify correctly."""
-        return int(self.class_counts.max())
+    def upper_bound(self) -> float:
+        """UB_S: the most (weight of) samples of S one leaf can classify correctly."""
+        return float(self.class_counts.max())
 
 
-def find_eqp_sets(X: np.ndarray, y: np.ndarray, max_split: int = 2) -> list[EQPSet]:
-    """EQP sets (13) with |F*| <= ``max_split``, one per distinct (F*, values outside F*)."""
+def find_eqp_sets(X: np.ndarray, y: np.ndarray, max_split: int = 2, sample_weight: np.ndarray | None = None
+                  ) -> list[EQPSet]:
+    """EQP sets (13) with |F*| <= ``max_split``, one per distinct (F*, values outside F*), among the samples of
+    positive weight in ``sample_weight`` (all without weights); ``members`` index the rows of ``X``."""
     X = (np.asarray(X) > 0.5).astype(np.int64)
     y = np.asarray(y, dtype=np.int64)
     n_classes = int(y.max()) + 1
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    rows = np.flatnonzero(weights > 0)
+    X, y, weights = X[rows], y[rows], weights[rows]
     ones = X.astype(np.float32)                       # BLAS products; counts < 2^24 are exact in float32
     hamming = ones @ (1 - ones).T + (1 - ones) @ ones.T
     pairs = np.argwhere(np.triu((hamming <= max_split) & (y[:, None] != y[None, :]), k=1))
@@ -70,8 +84,8 @@ def find_eqp_sets(X: np.ndarray, y: np.ndarray, max_split: int = 2) -> list[EQPS
             continue
         seen.add(key)
         members = np.flatnonzero((X[:, ~differs] == X[i, ~differs]).all(axis=1))
-        sets.append(EQPSet(members, tuple(np.flatnonzero(differs).tolist()), X[i].copy(),
-                           np.bincount(y[members], minlength=n_classes)))
+        sets.append(EQPSet(rows[members], tuple(np.flatnonzero(differs).tolist()), X[i].copy(),
+                           np.bincount(y[members], weights=weights[members], minlength=n_classes)))
     return sets
 
 
@@ -80,18 +94,20 @@ class EQPInequalities:
     :meth:`start_values` gives their variables' values for a fixed tree.
 
     ``h_family`` in :data:`EQP_FAMILIES`; ``disaggregated`` picks (19)/(21) over (18)/(20);
-    ``group_selection`` picks (22) over (17); ``max_split`` bounds |F*|.
+    ``group_selection`` picks (22) over (17); ``max_split`` bounds |F*|; ``sample_weight`` (None: all 1) weights
+    the G rows (module docstring).
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, h_family: str = "recursive", disaggregated: bool = True,
-                 group_selection: bool = True, max_split: int = 2):
+                 group_selection: bool = True, max_split: int = 2, sample_weight: np.ndarray | None = None):
         if h_family not in EQP_FAMILIES:
             raise ValueError(f"h_family must be one of {EQP_FAMILIES}, got {h_family!r}")
         self.y = np.asarray(y, dtype=np.int64)
+        self.weights = np.ones(len(self.y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         self.h_family = h_family
         self.disaggregated = disaggregated
         self.group_selection = group_selection
-        self.sets = find_eqp_sets(X, y, max_split)
+        self.sets = find_eqp_sets(X, y, max_split, sample_weight)
         self.splits = sorted({s.split for s in self.sets})
         self.split_of = [self.splits.index(s.split) for s in self.sets]   # set k -> its F* in ``splits``
 
@@ -181,15 +197,18 @@ class EQPInequalities:
                 rows.add(2 * side <= linear_sum(together + [alpha(k, child)]))
 
     def _add_g(self, model, block, phi: list) -> None:
+        """The G rows of each set on the weighted scores w_i·θ_i (w_i = 1 without weights: the paper's rows)."""
         rows = block.rows
         if not self.group_selection:                                           # (17)
             for s, phi_s in zip(self.sets, phi):
-                ub = s.upper_bound
-                rows.add(linear_sum([model.theta[i] for i in s.members]) <= ub + (len(s.members) - ub) * phi_s)
+                ub, total = s.upper_bound, float(s.class_counts.sum())
+                score = linear_sum([float(self.weights[i]) * model.theta[i] for i in s.members])
+                rows.add(score <= ub + (total - ub) * phi_s)
             return
         for s, phi_s in zip(self.sets, phi):                                   # (22), γ substituted
-            counts = s.class_counts[self.y[s.members]]
-            share = sum(model.theta[i] / int(c) for i, c in zip(s.members.tolist(), counts.tolist()))
+            class_weight = s.class_counts[self.y[s.members]]
+            share = linear_sum([float(self.weights[i] / c) * model.theta[i]
+                                for i, c in zip(s.members.tolist(), class_weight.tolist())])
             n_present = int(np.count_nonzero(s.class_counts))
             rows.add(share <= 1 + (n_present - 1) * phi_s)
 

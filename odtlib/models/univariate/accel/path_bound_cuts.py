@@ -35,6 +35,11 @@ so the master closes at its first LP instead of enumerating root splits in the s
 When the depth-3 scan does not fit the memory budget of the depth-2 solver (its ``max_depth`` is 2), the cuts
 bound subtrees of height 2 only: :meth:`PathBoundCuts.stats` reports the height used (``max_height``), and
 RegularizedBendOCT's fit as ``path_bound_height_``.
+
+**Point weights** (derived in :mod:`odtlib.models.univariate.regularized_bendoct`): D2S counts weights and α = W·λ,
+the LP's value on the subtree is Σ_{i∈I_P} w_i·θ_i - α·Σ_{m∈D[n]} p_m, and (24) bounds the weighted score,
+Σ_{i∈I_P} w_i·θ_i <= w(C_P) + (w(I_P) - w(C_P))·R_P; (25) and (26) keep their form, over the points of positive
+weight (the master fixes θ_i = 0 for the others). Sets of weight below 2α are skipped.
 """
 from __future__ import annotations
 
@@ -69,6 +74,8 @@ class PathBoundCuts(CutFamily):
         self.columns = TreeColumns(model)
         self.bound_negative_samples = bound_negative_samples
         self.bound_structure = bound_structure
+        self.weights = ctx.weights
+        self.positive = self.weights > 0
 
     def candidates(self, b: np.ndarray):
         """(node, path [(n_j, f_j)], sample mask) of the root and of every node on an integral path with
@@ -96,13 +103,13 @@ class PathBoundCuts(CutFamily):
         b_cols, p_cols, w_cols, t_cols = self.columns.columns(values)
         rows = []
         for n, path, mask in self.candidates(b):
-            size = int(mask.sum())
-            if size == 0 or size < 2 * self.ctx.alpha:
+            weight = float(self.weights[mask].sum())
+            if not weight > 0 or weight < 2 * self.ctx.alpha:
                 continue
             height = self.ctx.depth - (n.bit_length() - 1)
             best = self.ctx.d2s.solve(mask, depth=min(self.max_height, height), leaf_penalty=self.ctx.alpha)
             below = self._descendants(n)
-            lp_value = theta[mask].sum() - self.ctx.alpha * p[below].sum()
+            lp_value = self.weights[mask] @ theta[mask] - self.ctx.alpha * p[below].sum()
             if lp_value <= best.value + self.violation_tol:
                 continue
             relax = self._relaxing_term(n, path, b_cols, p_cols)
@@ -131,17 +138,18 @@ class PathBoundCuts(CutFamily):
     def _bound_row(self, mask, best, relax, t_cols) -> LinearRow:
         correct = np.zeros(len(self.ctx.y), dtype=bool)
         correct[best.correct_samples] = True
+        mask = mask & self.positive                                            # θ_i = 0 at weight 0
         if self.bound_negative_samples:                                        # (25)
             wrong = np.flatnonzero(mask & ~correct)
             return LinearRow(np.concatenate((t_cols[wrong], relax)),
                              np.concatenate((np.ones(len(wrong)), -float(len(wrong)) * np.ones(len(relax)))),
                              ub=0.0)
-        samples = np.flatnonzero(mask)                                         # (24)
-        n_correct = int(correct[samples].sum())
+        samples = np.flatnonzero(mask)                                         # (24), weighted
+        weights = self.weights[samples]
+        correct_weight = float(weights[correct[samples]].sum())
         return LinearRow(np.concatenate((t_cols[samples], relax)),
-                         np.concatenate((np.ones(len(samples)),
-                                         -float(len(samples) - n_correct) * np.ones(len(relax)))),
-                         ub=float(n_correct))
+                         np.concatenate((weights, -(float(weights.sum()) - correct_weight) * np.ones(len(relax)))),
+                         ub=correct_weight)
 
     def _structure_row(self, n, best, relax, b_cols, p_cols, w_cols) -> LinearRow:
         """(26): every deviation from D2S's subtree placed at n costs one unit of R_P."""

@@ -17,6 +17,10 @@ The heuristic holds the fit's master formulation (:class:`~odtlib.models.univari
 its ``ctx`` gives the data, λ and D2S, its ``model`` the master's columns, and its ``tree_values(tree)`` the values
 of every master variable for a proposed tree. :meth:`SolutionPolishing.stats` reports the trees polished and
 D2S's cache.
+
+**Point weights** (derived in :mod:`odtlib.models.univariate.regularized_bendoct`): D2S counts the weights with
+α = W·λ, so each tail is replaced by the subtree of the largest weighted share of (1) on the points reaching it and
+the weighted (1) cannot get worse; trees are compared by the weighted (1).
 """
 from __future__ import annotations
 
@@ -70,7 +74,7 @@ class SolutionPolishing(PrimalHeuristic):
         return tree
 
     def value(self, tree: SparseTree) -> float:
-        return tree.objective(self.ctx.X01, self.ctx.y, self.ctx.leaf_penalty)
+        return tree.objective(self.ctx.X01, self.ctx.y, self.ctx.leaf_penalty, self.ctx.sample_weight)
 
     # ------------------------------------------------------------------ heuristic callback
     def observe(self, values: Values) -> None:
