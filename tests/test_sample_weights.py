@@ -37,7 +37,9 @@ from odtlib.models import (
     UnivariateOCT,
 )
 from odtlib.models._pipeline import FitContext, weighted_objective_step
-from odtlib.models.univariate.accel import EQPInequalities
+from odtlib.models.univariate._regularized import RegularizedContext
+from odtlib.models.univariate.accel import EQPInequalities, SolutionPolishing
+from odtlib.models.univariate.regularized_bendoct import BendOCTMaster
 from odtlib.models.univariate.regularized_bendoct import build_model as bendoct_model
 from odtlib.solvers import solve
 from odtlib.models.hyperplane._formulation import HyperplaneFormulation
@@ -846,3 +848,30 @@ def test_weighted_eqp_rows_cap_an_unsplit_set_at_its_heaviest_class(family, grou
             assert solve(model, solver="highs").objective == pytest.approx(heaviest, abs=1e-6)
             caps += 1
     assert caps >= 5       # the random trees leave enough sets unsplit for the test to mean something
+
+
+def test_weighted_polishing_never_worsens_and_is_the_weighted_optimum_at_depth2():
+    """Algorithm 1 with weights: polishing a tree never lowers the weighted (1), computed here, and at depth 2 (the
+    root is the one tail) it returns the weighted optimum."""
+    from test_models_paper003 import _random_sparse_tree
+
+    X, y = random_binary_data(40, 5, 2, seed=101)
+    weights = np.random.default_rng(101).uniform(0.0, 30.0, size=40)
+    lam = 0.01
+
+    def value(tree) -> float:
+        correct = tree.correct(X, y)
+        return float(weights[correct].sum() / weights.sum()) - lam * tree.n_leaves
+
+    rng = np.random.default_rng(1)
+    for depth in (3, 2):
+        ctx = RegularizedContext.of(X, y, depth=depth, leaf_penalty=lam, sample_weight=weights)
+        model = bendoct_model(X, y, depth=depth, leaf_penalty=lam, sample_weight=weights)
+        polisher = SolutionPolishing(BendOCTMaster(ctx, model))
+        for _ in range(10):
+            tree = _random_sparse_tree(rng, depth=depth, n_features=5, n_classes=2)
+            polished = polisher.polish(tree)
+            assert value(polished) >= value(tree) - 1e-12
+            assert polisher.value(polished) == pytest.approx(value(polished), abs=1e-12)
+            if depth == 2:
+                assert value(polished) == pytest.approx(best_objective_1(X, y, weights, 2, lam), abs=1e-12)
