@@ -503,9 +503,12 @@ class ClassChangeThresholdEncoder(_GroupEncoder):
     """Indicators ``x <= t`` at the class changes of each numeric column (DL8.5 style, paper 002).
 
     Sort the distinct values ``v_1 < ... < v_m`` of a column. A threshold ``(v_i + v_{i+1}) / 2``
-    is made when the rows with value ``v_i`` or ``v_{i+1}`` do not all share one class; between
-    two values that only carry the same single class no split can help, so none is made.
-    ``fit`` needs ``y``. Categorical columns are one-hot.
+    is made when the rows with value ``v_i`` or ``v_{i+1}`` do not all share one class: a single
+    split between two values that carry the same single class never beats one at a class change.
+    In a deeper tree such a split can still be needed at an inner node (a depth-2 example is in
+    ``tests/test_threshold_search.py``), so a tree over these columns is optimal over every
+    threshold at depth 1 and close to it beyond; :class:`MidpointThresholdEncoder` keeps every
+    threshold. ``fit`` needs ``y``. Categorical columns are one-hot.
 
     Parameters
     ----------
@@ -535,6 +538,31 @@ class ClassChangeThresholdEncoder(_GroupEncoder):
             if len(classes[i] | classes[i + 1]) > 1
         ]
         return _ThresholdRule(name, np.asarray(cuts, dtype=float), above=False)
+
+
+class MidpointThresholdEncoder(_GroupEncoder):
+    """Indicators ``x <= t`` at the midpoint of every two consecutive distinct values of each numeric column.
+
+    Every univariate split of the training rows is one of these columns, so a tree over them is optimal over
+    every threshold of the data (:class:`ClassChangeThresholdEncoder` keeps fewer). Categorical columns are
+    one-hot.
+
+    Parameters
+    ----------
+    drop_binary, unseen
+        As for :class:`OneHotEncoder`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"size": [1.0, 2.0, 3.0, 4.0]})
+    >>> MidpointThresholdEncoder().fit(frame).get_feature_names_out().tolist()
+    ['size<=1.5', 'size<=2.5', 'size<=3.5']
+    """
+
+    def _numeric_rule(self, name, x, y) -> _ThresholdRule:
+        values = np.unique(x)
+        return _ThresholdRule(name, (values[:-1] + values[1:]) / 2, above=False)
 
 
 class UnitScaler(_GroupEncoder):
@@ -637,6 +665,7 @@ __all__ = [
     "OneHotEncoder",
     "QuantileBucketEncoder",
     "QuantileThresholdEncoder",
+    "MidpointThresholdEncoder",
     "DecileEncoder",
     "UnitScaler",
     "ClassChangeThresholdEncoder",

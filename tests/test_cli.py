@@ -288,7 +288,7 @@ def test_help_shows_defaults_and_choices(capfd, monkeypatch):
     _, fit_help, _ = run_main(capfd, "fit", "--help")
     estimators = ["CategoricalODT", "FlowOCT", "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT",
                   "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT", "SVMTreeClassifier", "SVM1ODT",
-                  "OptimalTreeClassifier"]
+                  "OptimalTreeClassifier", "ThresholdTreeSearch"]
     assert (f"formulation, a class of odtlib.models: {', '.join(estimators)} (default: OptimalTreeClassifier "
             "with --csv or --parquet, FlowOCT with --dataset)") in fit_help
     assert "--solver {" + ",".join(SOLVERS) + "}" in fit_help and "MIP solver (default: highs; " in fit_help

@@ -58,8 +58,8 @@ def test_csv_fits_optimal_tree_classifier_and_prints_path_tree_and_accuracy(caps
     assert code == 0, err
     assert "OptimalTreeClassifier(depth=2, solver='auto'" in out
     assert "on people.csv: 16 rows x 2 features, training accuracy 1.0000" in out
-    assert re.search(r"^path: univariate splits by RegularizedBendOCT on scip; encoding: ClassChangeThreshold", out,
-                     re.M), out
+    assert re.search(r"^path: univariate splits by ThresholdTreeSearch on none \(exact search\); encoding: UnitScaler",
+                     out, re.M), out
     conditions = tree_conditions(out)
     assert any(re.fullmatch(r"if size (<=|>) 4\.5:", c) for c in conditions), conditions   # original units
     assert any(c.startswith("if colour ") for c in conditions), conditions

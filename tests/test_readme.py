@@ -26,7 +26,7 @@ def test_the_optimal_tree_classifier_example_runs_as_written():
     first, path, *tree = printed_by(own_data_examples()[0])
     accuracy, status = first.split()
     assert float(accuracy) >= 0.9 and status == "optimal"      # CART at depth 2 reaches 0.96 on iris
-    assert path.startswith("univariate splits by RegularizedBendOCT on scip; encoding: ClassChangeThresholdEncoder")
+    assert path.startswith("univariate splits by ThresholdTreeSearch on none (exact search); encoding: UnitScaler")
     assert re.fullmatch(r"if petal_\w+ (<=|>) \d+\.\d+:", tree[0]), tree[0]   # original columns and units
     assert any("(n=" in line for line in tree)                   # leaves show their class counts
 

@@ -34,6 +34,7 @@ from odtlib.models import (
     OptimalTreeClassifier,
     RegularizedFlowOCT,
     SVM1ODT,
+    ThresholdTreeSearch,
     UnivariateOCT,
 )
 from odtlib.models._pipeline import FitContext, weighted_objective_step
@@ -196,11 +197,11 @@ def test_accelerated_engine_takes_weights(name):
 
 def test_only_the_weighted_estimators_take_sample_weight():
     for cls in (FlowOCT, BendersOCT, OCT, BinOCT, SVM1ODT, CategoricalODT, SOCT, OCTH, UnivariateOCT,
-                RegularizedBendOCT, RegularizedFlowOCT):
+                RegularizedBendOCT, RegularizedFlowOCT, ThresholdTreeSearch):
         assert has_fit_parameter(cls(), "sample_weight")
         assert "class_weight" in cls().get_params()
-    # the router to the families passes no weights on yet
-    assert not has_fit_parameter(OptimalTreeClassifier(), "sample_weight")
+    # the router passes its weights on to the engine it picks (tests/test_threshold_search.py)
+    assert has_fit_parameter(OptimalTreeClassifier(), "sample_weight")
 
 
 def test_objective_step_needs_integer_weights():

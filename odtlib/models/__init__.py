@@ -1,8 +1,10 @@
 """Scikit-learn classifiers, one module per MIP formulation, all on one fit pipeline.
 
-Every estimator is a :class:`MIPTreeClassifier` (``odtlib/models/_pipeline.py``): validation, the solve
+Every MIP estimator is a :class:`MIPTreeClassifier` (``odtlib/models/_pipeline.py``): validation, the solve
 and the decoding into a :class:`~odtlib.tree.Tree` happen there once; a formulation module supplies the
-paper's model and a few hooks. See ``odtlib/models/README.md`` for adding a formulation.
+paper's model and a few hooks. See ``odtlib/models/README.md`` for adding a formulation. One estimator solves
+without a MIP: :class:`ThresholdTreeSearch` (``univariate/threshold_search``), the exact search for univariate
+trees of depth <= 3 over every threshold.
 
 One folder per model family: :mod:`~odtlib.models.univariate` (papers 001 and 003),
 :mod:`~odtlib.models.categorical` (paper 000), :mod:`~odtlib.models.hyperplane` (paper 002) and
@@ -30,9 +32,11 @@ from odtlib.models.univariate.flowoct import FlowOCT
 from odtlib.models.univariate.oct import OCT
 from odtlib.models.univariate.regularized_bendoct import RegularizedBendOCT
 from odtlib.models.univariate.regularized_flowoct import RegularizedFlowOCT
+from odtlib.models.univariate.threshold_search import ThresholdTreeSearch
 
 __all__ = ["ODTClassifier", "MIPTreeClassifier", "NotProvedOptimalWarning", "CategoricalODT", "FlowOCT",
            "BendersOCT", "OCT", "BinOCT", "RegularizedBendOCT", "RegularizedFlowOCT", "SOCT", "OCTH", "UnivariateOCT",
-           "SVMTreeClassifier", "SVM1ODT", "DataSelectedClassifier", "IterativeTraining", "OptimalTreeClassifier"]
+           "SVMTreeClassifier", "SVM1ODT", "DataSelectedClassifier", "IterativeTraining", "OptimalTreeClassifier",
+           "ThresholdTreeSearch"]
 
 _moved.install()

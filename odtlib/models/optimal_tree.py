@@ -5,12 +5,15 @@ paper estimators, an encoder and a solver. This meta-estimator picks them from t
 the measurements recorded in the ``which_formulation`` notebook and the benches of ``bench/``:
 
 ==========================  =================================================  =====================================
-``splits``                  encoding                                            engine (``solver="auto"``: SCIP)
+``splits``                  encoding                                            engine
 ==========================  =================================================  =====================================
-``"univariate"`` (default)  numeric columns: every class-change threshold       paper 003's accelerated BendOCT
-                            (``thresholds="all"``, exact over every threshold)  (:class:`RegularizedBendOCT`, its
-                            or k quantile thresholds (``"quantile"``);           defaults: path-bound cuts of height
-                            categories one-hot, two-valued columns one column   3, polishing, top-down branching)
+``"univariate"`` (default), numeric columns as they are (min-max scaled);      :class:`ThresholdTreeSearch`: exact
+depth <= 3                  categories one-hot, two-valued columns one column;  search over every threshold, no MIP
+                            or k quantile thresholds (``"quantile"``)          (the depth-3 bound of paper 003)
+``"univariate"``, depth     numeric columns: x <= t at every midpoint           paper 003's accelerated BendOCT
+>= 4                        (``thresholds="all"``) or at k quantiles;           (:class:`RegularizedBendOCT`, its
+                            categories one-hot                                  defaults: path-bound cuts of height
+                                                                                3, polishing, top-down branching)
 ``"subset"``, 2 classes     paper 000's: categories one-hot groups, numeric     :class:`CategoricalODT`, full tree of
                             columns by value or in ordinal deciles              ``depth``, ``subtree_benders=True``
 ``"subset"``, > 2 classes   as ``"univariate"`` (paper 000's model labels its leaves positive/negative, so
@@ -19,12 +22,13 @@ the measurements recorded in the ``which_formulation`` notebook and the benches 
                                                                                 heuristic
 ==========================  =================================================  =====================================
 
-Every engine needs solver callbacks (lazy Benders cuts, path-bound cuts, primal heuristics), which SCIP runs
+The MIP engines need solver callbacks (lazy Benders cuts, path-bound cuts, primal heuristics), which SCIP runs
 inside its search; on HiGHS or GLPK the paper estimators emulate them by restarts and say so in a
-``SolverCapabilityWarning``. ``solver="auto"`` therefore means SCIP.
+``SolverCapabilityWarning``. ``solver="auto"`` therefore means SCIP. The exact search uses no solver.
 
-The class-change thresholds are enough for the optimum over *every* threshold: between two consecutive values
-that carry one single class together no split can gain (:class:`~odtlib.encoders.ClassChangeThresholdEncoder`).
+``thresholds="all"`` means every midpoint between two consecutive distinct values of a numeric column, so the
+tree is optimal over every threshold of the data. The class changes alone would not be enough beyond depth 1
+(:class:`~odtlib.encoders.ClassChangeThresholdEncoder`).
 
 **Composition.** ``fit`` builds a scikit-learn :class:`~sklearn.pipeline.Pipeline` (the encoder, then the
 paper estimator) and fits it; the paper estimators keep their paper-faithful defaults. ``path_`` records the
@@ -51,10 +55,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from odtlib.encoders import ClassChangeThresholdEncoder, QuantileThresholdEncoder, UnitScaler
+from odtlib.encoders import MidpointThresholdEncoder, QuantileThresholdEncoder, UnitScaler
 from odtlib.models._base import DEPRECATED, SEED_RENAMED, RenamedParameters, with_old_names
 from odtlib.models.categorical.categorical_odt import CategoricalODT
 from odtlib.models.univariate.regularized_bendoct import RegularizedBendOCT
+from odtlib.models.univariate.threshold_search import ThresholdTreeSearch
 from odtlib.models.hyperplane.soct import SOCT
 from odtlib.solvers import SOLVERS
 
@@ -92,8 +97,8 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
         Axis-parallel tests on thresholds and categories; subsets of a categorical column's values (paper 000,
         binary labels); or hyperplanes over the scaled columns (S-OCT, paper 002).
     thresholds : {"all", "quantile"}, default "all"
-        Univariate splits on a numeric column: every class-change threshold (the optimum over every threshold
-        of the data) or the k-1 inner k-quantiles (QT-k of paper 003: optimal over those only, fewer columns).
+        Univariate splits on a numeric column: every threshold of the data (the midpoints of consecutive
+        distinct values) or the k-1 inner k-quantiles (QT-k of paper 003: optimal over those only, fewer columns).
     k : int >= 2, default 5
         Quantiles with ``thresholds="quantile"``.
     leaf_penalty : float in [0, 1], default 0
@@ -138,10 +143,10 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
     >>> clf.score(X, y)
     1.0
     >>> print(clf.tree_.to_text())
-    if a > 0.5:
-        predict 1  (n=2: 0 0, 1 2)
-    else:
+    if a <= 0.5:
         predict 0  (n=2: 0 2, 1 0)
+    else:
+        predict 1  (n=2: 0 0, 1 2)
     """
 
     _renamed_parameters = SEED_RENAMED
@@ -187,8 +192,9 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y) -> OptimalTreeClassifier:
-        """Encode X for the path the data and options call for, fit the paper estimator, record the path."""
+    def fit(self, X, y, sample_weight=None) -> OptimalTreeClassifier:
+        """Encode X for the path the data and options call for, fit the engine, record the path.
+        ``sample_weight`` (one non-negative number per row) weights each point in the engine's objective."""
         self._warn_renamed_parameters()
         frame = self._frame(X, reset=True)
         y = self._labels(y, len(frame))
@@ -201,7 +207,7 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
         if n_classes < 2:
             raise ValueError(f"y has only one class ({y[0]!r}): a classifier needs at least two classes")
         self.path_, self.pipeline_ = self._plan(frame, n_classes)
-        self.pipeline_.fit(frame, y)
+        self.pipeline_.fit(frame, y, **({} if sample_weight is None else {"tree__sample_weight": sample_weight}))
         self.path_ = self._with_column_counts(self.path_)
         engine = self.pipeline_[-1]
         self.classes_ = engine.classes_
@@ -232,23 +238,36 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
                             "UnitScaler: numeric columns scaled to [0, 1], categories one-hot",
                             "hyperplane splits: S-OCT with its heuristics"),
                     Pipeline([("encode", UnitScaler(drop_binary=True)), ("tree", engine)]))
-        engine = RegularizedBendOCT(depth=self.depth, leaf_penalty=self.leaf_penalty, max_memory=self.max_memory,
-                                    **common)
-        reason = ("univariate splits on binarised data: paper 003's accelerated BendOCT" if self.splits == "univariate"
+        reason = ("univariate splits" if self.splits == "univariate"
                   else f"subset splits need binary labels (y has {n_classes} classes): one-hot categories on the "
                        "univariate engine instead")
-        return (FitPath("univariate", "RegularizedBendOCT", solver, self._encoder_name(), reason),
-                Pipeline([("encode", self._threshold_encoder()), ("tree", engine)]))
+        if self.depth <= ThresholdTreeSearch.MAX_DEPTH:
+            engine = ThresholdTreeSearch(depth=self.depth, leaf_penalty=self.leaf_penalty, time_limit=self.time_limit,
+                                         max_memory=self.max_memory)
+            encoder = UnitScaler(drop_binary=True) if self.thresholds == "all" else self._threshold_encoder()
+            path = FitPath("univariate", "ThresholdTreeSearch", "none (exact search)", self._encoder_name(),
+                           reason + f", depth <= {ThresholdTreeSearch.MAX_DEPTH}: the exact search over the sorted "
+                           "thresholds (paper 003's depth-3 bound, which is the optimum at the root)")
+        else:
+            engine = RegularizedBendOCT(depth=self.depth, leaf_penalty=self.leaf_penalty, max_memory=self.max_memory,
+                                        **common)
+            encoder = self._threshold_encoder()
+            path = FitPath("univariate", "RegularizedBendOCT", solver, self._encoder_name(),
+                           reason + ": paper 003's accelerated BendOCT")
+        return path, Pipeline([("encode", encoder), ("tree", engine)])
 
     def _threshold_encoder(self):
         if self.thresholds == "all":
-            return ClassChangeThresholdEncoder(drop_binary=True)
+            return MidpointThresholdEncoder(drop_binary=True)
         return QuantileThresholdEncoder(k=self.k, drop_binary=True)
 
     def _encoder_name(self) -> str:
-        if self.thresholds == "all":
-            return "ClassChangeThresholdEncoder: x <= t at every class change of the numeric columns"
-        return f"QuantileThresholdEncoder(k={self.k}): x > q at the inner {self.k}-quantiles of the numeric columns"
+        if self.thresholds == "quantile":
+            return (f"QuantileThresholdEncoder(k={self.k}): x > q at the inner {self.k}-quantiles of the numeric "
+                    "columns")
+        if self.depth <= ThresholdTreeSearch.MAX_DEPTH:
+            return "UnitScaler: numeric columns scaled to [0, 1] (every threshold searched), categories one-hot"
+        return "MidpointThresholdEncoder: x <= t at every midpoint of the numeric columns"
 
     def _with_column_counts(self, path: FitPath) -> FitPath:
         """The path with the number of 0/1 columns the engine got (known once the encoder is fitted)."""
