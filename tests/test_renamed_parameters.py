@@ -15,8 +15,9 @@ from odtlib.models._base import ODTClassifier
 from odtlib.solvers import SolverCapabilityWarning
 
 ABSTRACT = (ODTClassifier, models.MIPTreeClassifier)
+DETERMINISTIC = (models.ThresholdTreeSearch,)      # no solver seed, no CART start: nothing random to seed
 ESTIMATORS = sorted([*(cls for cls in vars(models).values() if inspect.isclass(cls) and issubclass(cls, ODTClassifier)
-                       and cls not in ABSTRACT), OptimalTreeClassifier], key=lambda cls: cls.__name__)
+                       and cls not in ABSTRACT + DETERMINISTIC), OptimalTreeClassifier], key=lambda cls: cls.__name__)
 MIP_ESTIMATORS = [cls for cls in ESTIMATORS if issubclass(cls, models.MIPTreeClassifier)]
 
 
@@ -25,6 +26,11 @@ def test_every_estimator_takes_random_state(cls):
     params = cls().get_params()
     assert params["random_state"] == 0
     assert params.get("seed", "deprecated") == "deprecated"    # the old name, where there was one, is unset
+
+
+@pytest.mark.parametrize("cls", DETERMINISTIC, ids=lambda cls: cls.__name__)
+def test_a_deterministic_estimator_has_no_random_state(cls):
+    assert not {"random_state", "seed"} & set(cls().get_params())
 
 
 def test_the_mip_estimators_and_the_front_door_keep_seed_for_one_release():

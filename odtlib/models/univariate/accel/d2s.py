@@ -59,8 +59,8 @@ import numpy as np
 from odtlib.models._resources import MemoryBudgetError, format_bytes, one_blas_thread, resolve_max_memory
 from odtlib.tree import Tree
 
-__all__ = ["Depth2Subtree", "D2SResult", "solve_depth2", "Depth2Solver", "CacheInfo", "MemoryPlan", "depth2_bytes",
-           "depth3_bytes"]
+__all__ = ["Depth2Subtree", "D2SResult", "solve_depth2", "Depth2Solver", "CacheInfo", "MemoryPlan", "SubsetCache",
+           "depth2_bytes", "depth3_bytes"]
 
 
 # ---------------------------------------------------------------------------------------------- results
@@ -575,6 +575,46 @@ class CacheInfo:
         return self.hits / self.calls if self.calls else 0.0
 
 
+class SubsetCache:
+    """A least-recently-used cache of results keyed by a sample subset (a boolean mask over the training rows) and
+    the solve's other arguments, with ``functools.lru_cache``-like counters (``hits``, ``misses``, ``evictions``).
+    Shared by the exact subroutines that solve the same path subsets over and over (D2S and the nested-threshold
+    search)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._entries: OrderedDict[tuple, Any] = OrderedDict()
+        self.hits = self.misses = self.evictions = 0
+
+    @staticmethod
+    def key(mask: np.ndarray, *arguments) -> tuple:
+        return (np.packbits(mask).tobytes(), *arguments)
+
+    def get(self, key: tuple):
+        """The cached result (a hit) or None (a miss)."""
+        found = self._entries.get(key)
+        if found is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._entries.move_to_end(key)
+        return found
+
+    def put(self, key: tuple, result) -> None:
+        self._entries[key] = result
+        if len(self._entries) > self.maxsize:
+            self._entries.popitem(last=False)
+            self.evictions += 1
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Empty the cache and reset the counters."""
+        self._entries.clear()
+        self.hits = self.misses = self.evictions = 0
+
+
 class Depth2Solver:
     """D2S bound to one training set, memoised by sample subset (the D2S cache of Algorithms 1 and 2).
 
@@ -605,8 +645,7 @@ class Depth2Solver:
         self.maxsize = max(1, min(maxsize, self.max_memory // 4 // entry))
         held = self.X.nbytes + 2 * self.n_samples * _FLOAT + self.maxsize * entry
         self.plan = MemoryPlan(self.n_samples, self.features.size, self.n_classes, self.max_memory, held)
-        self._cache: OrderedDict[tuple, D2SResult] = OrderedDict()
-        self._hits = self._misses = self._evictions = 0
+        self._cache = SubsetCache(self.maxsize)
         self._seconds = 0.0
 
     @property
@@ -645,20 +684,14 @@ class Depth2Solver:
                 f"the depth-3 scan needs at least {format_bytes(self.plan.held + self.plan.bytes(3, 1))} for "
                 f"{self.n_samples} rows x {self.features.size} columns, over max_memory = "
                 f"{format_bytes(self.max_memory)}; ask for depth <= {self.max_depth} (max_depth)")
-        key = (np.packbits(mask).tobytes(), depth, alpha)
+        key = SubsetCache.key(mask, depth, alpha)
         cached = self._cache.get(key)
         if cached is not None:
-            self._hits += 1
-            self._cache.move_to_end(key)
             return cached
-        self._misses += 1
         rows = np.flatnonzero(mask)
         rows.setflags(write=False)
         result = self._depth3(mask, rows, alpha) if depth == 3 else self._depth2(rows, depth, alpha)
-        self._cache[key] = result
-        if len(self._cache) > self.maxsize:
-            self._cache.popitem(last=False)
-            self._evictions += 1
+        self._cache.put(key, result)
         return result
 
     def _depth2(self, rows: np.ndarray, depth: int, alpha: float) -> D2SResult:
@@ -701,10 +734,10 @@ class Depth2Solver:
                          correct, rows)
 
     def cache_info(self) -> CacheInfo:
-        return CacheInfo(self._hits, self._misses, self._evictions, len(self._cache), self.maxsize, self._seconds)
+        cache = self._cache
+        return CacheInfo(cache.hits, cache.misses, cache.evictions, len(cache), self.maxsize, self._seconds)
 
     def cache_clear(self) -> None:
         """Empty the cache and reset the statistics."""
         self._cache.clear()
-        self._hits = self._misses = self._evictions = 0
         self._seconds = 0.0

@@ -35,14 +35,15 @@ and the search evaluates both ends of every root feature's interval, then repeat
 largest bound, dropping intervals whose bound does not beat the best tree found (best-first branch and bound on
 the cut position, as ConTree does on every level of its search). Depth-2 subtrees are cached by sample set.
 
-Values are in weighted sample counts: ``value = correct - alpha * leaves`` (paper 003's count scale, see d2s).
-Ties prefer fewer leaves, then the first feature and cut found.
+Both searches stop as soon as a tree classifies every point with two leaves' penalty or less (nothing with a
+split can do better). Values are in weighted sample counts: ``value = correct - alpha * leaves`` (paper 003's
+count scale, see d2s). Ties prefer fewer leaves, then the first feature and cut found, except that a search
+stopped by a tree that classifies every point keeps that tree.
 """
 from __future__ import annotations
 
 import heapq
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,7 @@ import numba
 import numpy as np
 
 from odtlib.models._resources import MemoryBudgetError, format_bytes, resolve_max_memory
+from odtlib.models.univariate.accel.d2s import SubsetCache
 
 __all__ = ["NestedLevels", "NestedSubtree", "NestedSubtreeSolver"]
 
@@ -257,6 +259,7 @@ def _depth2_scan(order, levels, codes, offsets, tops, y, w, n_classes, alpha, to
     n_rows, n_chains = codes.shape
     width = offsets[-1]
     every, _none, total, _zero = _counts_at(0, -1, levels, codes, y, w, width, n_classes)
+    ceiling = total.sum() - 2 * alpha                            # no root cut does better: every point correct
     found = (best_value, best_leaves, -1, 0, -1, -1)
     for f1 in range(n_chains):                                  # the stump cuts
         _correct, column = _chain_best_cut(every, offsets[f1], offsets[f1 + 1])
@@ -266,6 +269,8 @@ def _depth2_scan(order, levels, codes, offsets, tops, y, w, n_classes, alpha, to
             if value > found[0] + tol or (value >= found[0] - tol and leaves < found[1]):
                 found = (value, leaves, f1, tops[column], left_column, right_column)
     for f1 in range(n_chains):                                  # every cut, by the similarity bound
+        if found[0] >= ceiling - tol:
+            break
         left, right = every.copy(), np.zeros((width, n_classes))
         left_total, right_total = total.copy(), np.zeros(n_classes)
         last_value, moved = np.inf, 0.0
@@ -279,7 +284,7 @@ def _depth2_scan(order, levels, codes, offsets, tops, y, w, n_classes, alpha, to
             moved += w[r]
             if levels[order[f1, i + 1], f1] == levels[r, f1]:
                 continue                                    # no cut between rows of one level
-            if last_value + moved <= found[0] + tol:
+            if last_value + moved <= found[0] + tol or found[0] >= ceiling - tol:
                 continue
             value, leaves, left_column, right_column = _cut_value(left, right, left_total, right_total, offsets,
                                                                   alpha, tol)
@@ -327,8 +332,8 @@ class NestedSubtreeSolver:
         self.w = np.ones(levels.n_samples) if sample_weight is None else np.asarray(sample_weight, dtype=float)
         self.max_memory = resolve_max_memory(max_memory)
         self.maxsize = self._fitted_cache_size(maxsize)
-        self._cache: OrderedDict[tuple, NestedSubtree] = OrderedDict()
-        self._hits = self._misses = self._root_cuts = 0
+        self._cache = SubsetCache(self.maxsize)
+        self._root_cuts = 0
         self._seconds = 0.0
 
     def working_bytes(self) -> int:
@@ -356,13 +361,10 @@ class NestedSubtreeSolver:
     def solve(self, samples: Any = None, depth: int = 2, leaf_penalty: float = 0.0) -> NestedSubtree:
         """The optimal subtree of depth <= ``depth`` (0..3) on the rows ``samples`` (mask, indices or None)."""
         mask = self._mask(samples)
-        key = (np.packbits(mask).tobytes(), int(depth), float(leaf_penalty))
+        key = SubsetCache.key(mask, int(depth), float(leaf_penalty))
         cached = self._cache.get(key)
         if cached is not None:
-            self._hits += 1
-            self._cache.move_to_end(key)
             return cached
-        self._misses += 1
         start = time.perf_counter()
         rows = np.flatnonzero(mask)
         if depth == 3:
@@ -370,13 +372,11 @@ class NestedSubtreeSolver:
         else:
             result = self._depth2(rows, int(depth), float(leaf_penalty))
         self._seconds += time.perf_counter() - start
-        self._cache[key] = result
-        if len(self._cache) > self.maxsize:
-            self._cache.popitem(last=False)
+        self._cache.put(key, result)
         return result
 
     def cache_info(self) -> NestedCacheInfo:
-        return NestedCacheInfo(self._hits, self._misses, len(self._cache), self.maxsize, self._seconds,
+        return NestedCacheInfo(self._cache.hits, self._cache.misses, len(self._cache), self.maxsize, self._seconds,
                                self._root_cuts)
 
     # -------------------------------------------------------------- depth <= 2
@@ -457,6 +457,8 @@ class NestedSubtreeSolver:
         for f0 in chains:                        # a good tree early: each chain's best stump cut as the root cut
             incumbent = search.better(incumbent, f0, search.stump_cut(f0), tol)
         for f0 in chains:
+            if incumbent.value >= search.ceiling - tol:
+                break
             ends = search.ends(f0)
             for s in sorted(set(ends)):
                 incumbent = search.better(incumbent, f0, s, tol)
@@ -489,6 +491,7 @@ class _RootCutSearch:
         self.present: dict[int, np.ndarray] = {}
         self.weight_below: dict[int, np.ndarray] = {}
         self.evaluated = 0
+        self.ceiling = float(solver.w[rows].sum()) - 2 * alpha    # a root cut at best classifies every point
 
     def ends(self, f0: int) -> tuple[int, int] | None:
         """First and last cut position of chain f0 on these rows (None: one level, no cut)."""
@@ -524,7 +527,7 @@ class _RootCutSearch:
         (left_a, right_a), (left_b, right_b) = self.value(f0, a), self.value(f0, b)
         moved = self.weight_below[f0][b] - self.weight_below[f0][a]
         return min(left_a.value + right_b.value, left_a.value + right_a.value + moved,
-                   left_b.value + right_b.value + moved)
+                   left_b.value + right_b.value + moved, self.ceiling)
 
     def better(self, incumbent: NestedSubtree, f0: int, s: int, tol: float) -> NestedSubtree:
         """The tree with root cut s of chain f0 when strictly better than ``incumbent``, else ``incumbent``."""
