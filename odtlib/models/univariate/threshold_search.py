@@ -30,6 +30,7 @@ from odtlib.models._base import ODTClassifier, shared_constraints
 from odtlib.models._pipeline import NotProvedOptimalWarning, PointWeightsFit, class_weight_constraint
 from odtlib.models.univariate.accel.nested_thresholds import NestedLevels, NestedSubtree, NestedSubtreeSolver
 from odtlib.solvers import SolveResult
+from odtlib.solvers.result import relative_gap
 from odtlib.tree import Leaf, Tree, UnivariateSplit
 
 __all__ = ["ThresholdTreeSearch"]
@@ -147,9 +148,8 @@ class ThresholdTreeSearch(PointWeightsFit, ODTClassifier):
 
     def _result(self, objective: float, bound: float, seconds: float) -> SolveResult:
         proved = bound <= objective + 1e-9
-        gap = 0.0 if proved else (bound - objective) / max(abs(objective), 1e-10)
         return SolveResult(
             status="optimal" if proved else "time_limit", objective=objective, bound=objective if proved else bound,
-            gap=gap, runtime=seconds, solve_time=seconds, nodes=self.search_stats_.root_cuts_evaluated,
-            solver=SOLVER_NAME,
+            gap=0.0 if proved else relative_gap(objective, bound), runtime=seconds, solve_time=seconds,
+            nodes=self.search_stats_.root_cuts_evaluated, solver=SOLVER_NAME,
             message="" if proved else f"stopped at the {self.time_limit:g} s limit with the best tree found")
