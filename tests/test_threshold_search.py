@@ -159,24 +159,54 @@ def test_depth_3_search_agrees_with_the_d2s_scan_under_fractional_weights(seed):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_root_cut_interval_bounds_hold_for_every_cut_inside(seed):
-    """The bound of an interval [a, b] of root cuts (module doc of nested_thresholds) is at least the value of
-    every cut in it, computed here cut by cut from the exact depth-2 sides."""
-    from odtlib.models.univariate.accel.nested_thresholds import _RootCutSearch
+@pytest.mark.parametrize("alpha", [0.0, 0.01])
+def test_root_cut_bounds_keep_every_cut_that_can_win(seed, alpha):
+    """The interval bound and the interval shrinking of the search (module doc of nested_thresholds), checked
+    against every cut's exact value, computed here cut by cut from the two depth-2 sides."""
+    from odtlib.models.univariate.accel.nested_thresholds import _root_cuts, _RootFeature, _rows_in_order, _shrunk
 
     rng = np.random.default_rng(200 + seed)
     X, y = random_numeric(30, 2, 14, 2, seed=200 + seed)
     weights = rng.uniform(0.001, 0.1, len(y))
     ranks = np.stack([np.unique(x, return_inverse=True)[1] for x in X.T], axis=1)
     solver = NestedSubtreeSolver(NestedLevels(ranks, ranks.max(axis=0)), y, 2, sample_weight=weights)
-    mask = np.ones(len(y), dtype=bool)
-    search = _RootCutSearch(solver, mask, np.flatnonzero(mask), 0.0)
+    everyone = np.ones(len(y), dtype=bool)
     for chain in range(2):
-        first, last = search.ends(chain)
-        values = [sum(side.value for side in search.value(chain, s)) for s in range(first, last + 1)]
-        for a in range(first, last + 1):
-            for b in range(a + 1, last + 1):
-                assert search.bound(chain, a, b) >= max(values[a:b + 1]) - 1e-12
+        rows = _rows_in_order(solver._orders, everyone)[chain]
+        feature = _RootFeature(chain, *_root_cuts(rows, ranks, chain, y, weights, 2))
+        goes_right = [ranks[:, chain] <= level for level in feature.level]
+        feature.left[:] = [solver.solve(~right, 2, alpha).value for right in goes_right]
+        feature.right[:] = [solver.solve(right, 2, alpha).value for right in goes_right]
+        value = feature.left + feature.right
+        last = len(value) - 1
+        for a in range(-1, last + 1):
+            for b in range(a + 2, last + 2):
+                lo, hi = a + 1, min(b, last + 1) - 1
+                b = b if b <= last else -1
+                inside = value[lo:hi + 1]
+                assert feature.bound(lo, hi, a, b, weights.sum(), alpha) >= inside.max() - 1e-12
+                for best in np.unique(value):
+                    kept_lo, kept_hi = _shrunk(feature.weight_below, feature.left, feature.right, lo, hi, a, b,
+                                               weights.sum(), alpha, best, 1e-12)
+                    winners = lo + np.flatnonzero(inside > best + 1e-12)
+                    assert all(kept_lo <= s <= kept_hi for s in winners)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_depth_2_search_with_a_target_returns_the_optimum_or_a_bound(seed):
+    """Asked to beat a target, the depth-2 search returns the optimum when it beats the target and the target
+    (an upper bound) otherwise: the contract the depth-3 search relies on."""
+    X, y = random_numeric(40, 3, 10, 3, seed=300 + seed)
+    ranks = np.stack([np.unique(x, return_inverse=True)[1] for x in X.T], axis=1)
+    solver = NestedSubtreeSolver(NestedLevels(ranks, ranks.max(axis=0)), y, 3)
+    mask = np.random.default_rng(seed).random(len(y)) < 0.7
+    optimum = solver.solve(mask, 2, 0.5).value
+    for target in (optimum - 3, optimum - 0.5, optimum, optimum + 2):
+        value, found = solver._search(mask, 0.5, target, np.full(6, -1, dtype=np.int64))
+        if optimum > target + 1e-9:
+            assert found and value == pytest.approx(optimum)
+        else:
+            assert not found and value == target
 
 
 def test_optimal_tree_classifier_passes_weights_to_the_search():

@@ -8,42 +8,47 @@ depth-2 subtree, and the depth-3 scan's triple counts do not fit in memory at al
 The columns ``x_f <= t_1, x_f <= t_2, ...`` of one numeric feature f are *nested*: a row with x_f <= t_1 also has
 x_f <= t_2 when t_1 < t_2. A row is then described, per feature, by its **level**: the number of f's thresholds
 below its value, so that the column of the j-th threshold (0-based) is 1 exactly for the rows of level <= j.
-Every split on f is a cut of the sorted levels, and the class counts on both sides of every cut are running
-sums over the sorted levels, as ConTree's depth-two solver scans sorted values (Brița, van der Linden &
-Demirović, 2025). Any other binary column (a one-hot category) is a chain of one threshold.
+Every split on f is a cut of the rows sorted by level. The search below is a branch and bound on those cut
+positions at every depth, as ConTree's (Brița, van der Linden & Demirović, 2025); the code is ours.
 
-**Depth 2** (the value of D2S, eq. (40) of paper 003, on a subset S). For each feature f1 of the subtree's root
-and each feature f2 of a child: the weighted class counts of S by (level of f1, level of f2) are one
-``bincount``; running sums over f1's levels give the two sides of every root cut, running sums over f2's levels
-the two leaves of every child cut. A side is a leaf or its best child split, whichever is better after the
-penalty. The work is O(p·n + u1·U·K) per root feature (u1 levels of f1 in S, U levels of all features, K
-classes) instead of O(n·F^2). Two reductions keep U small, both exact:
+**Two facts bound every cut.** Values are in weighted counts, ``value = correct - alpha * leaves`` (paper 003's
+count scale, see d2s). For a root cut at position s of a sorted feature, let V_R(s) be the best subtree of the
+rows at or below the cut (they go right) and V_L(s) that of the rows above it.
 
-* only levels present in S are kept (a cut between two absent levels changes nothing);
-* for a child split, whose two sides are leaves, adjacent levels whose rows of S all carry one same class are
-  merged: moving a leaf cut across such a block moves points of one class from one leaf to the other, so the
-  number of correct points is linear across the block and one of its ends is as good as any cut inside.
+1. *Monotone sides.* A tree's value on a subset is at most its value on the whole set (the same tree classifies
+   the extra rows too), so V_R(s) grows with s and V_L(s) shrinks.
+2. *Similarity.* Moving rows of weight W from one side to the other changes V(s) = V_L(s) + V_R(s) by at most W.
 
-**Depth 3** (the bound of a height-3 path and the exact tree of depth 3). A tree of depth <= 3 is a leaf or a
-root cut with depth-2 subtrees on both sides. For a root feature f0, the right side's value V_R(s) (rows of
-level <= s) can only grow with s and the left side's V_L(s) only shrink, and moving the points of levels
-(a, b] across changes a side's value by at most their weight W(a, b]. So over an interval [a, b] of cuts
+So over the cuts strictly between two evaluated cuts a < b, with W(a, s] the weight between a and s,
 
-    V(s) <= min( V_L(a) + V_R(b),  V(a) + W(a, b],  V(b) + W(a, b] ),
+    V(s) <= V_L(a) + V_R(b)        and        V(s) <= V(a) + W(a, s],  V(s) <= V(b) + W(s, b].
 
-and the search evaluates both ends of every root feature's interval, then repeatedly bisects the interval of
-largest bound, dropping intervals whose bound does not beat the best tree found (best-first branch and bound on
-the cut position, as ConTree does on every level of its search). Depth-2 subtrees are cached by sample set.
+Both hold when the values at a and b are only upper bounds, which is what a solve asked to beat a target returns.
 
-Both searches stop as soon as a tree classifies every point with two leaves' penalty or less (nothing with a
-split can do better). Values are in weighted sample counts: ``value = correct - alpha * leaves`` (paper 003's
-count scale, see d2s). Ties prefer fewer leaves, then the first feature and cut found, except that a search
-stopped by a tree that classifies every point keeps that tree.
+**The search on one root feature** keeps a queue of intervals of unevaluated cuts with their evaluated neighbours.
+An interval is first shrunk by the similarity bounds against the best value found (cuts within reach of a poor
+neighbour cannot win) and dropped by the monotone bound; otherwise its middle cut is evaluated and the two halves
+are queued. Each feature's best stump cut is evaluated first, so that a good tree is known early.
+
+**Depth 2.** Evaluating a root cut needs the best split of each side into two leaves. One pass over the rows in
+each feature's sorted order, each row counted on its side, gives every child cut's class counts as running sums
+(O(m·p) per root cut for m rows and p features). Inside that pass a child cut is skipped while the last evaluated
+cut's correct weight plus the weight moved since cannot beat the side's best (the similarity bound again).
+The whole depth-2 search is compiled (numba); it starts from the rows' order in each feature, taken from the
+feature orders of all rows, so nothing is sorted per subset.
+
+**Depth 3.** A root cut's sides are depth-2 searches. The heavier side is searched first; the lighter one is
+asked only to beat the value it needs for the cut to beat the best tree, lowered by the weight between the cut
+and the ends of its interval: when it cannot, the similarity bound drops the whole interval at once. A side
+that cannot reach its target is bounded by the target instead of solved.
+
+Both searches stop as soon as a tree classifies every point with two leaves' penalty or less (no tree with a
+split does better). Ties prefer fewer leaves among the trees evaluated, then the first feature and cut found.
 """
 from __future__ import annotations
 
-import heapq
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,7 +61,6 @@ from odtlib.models.univariate.accel.d2s import SubsetCache
 __all__ = ["NestedLevels", "NestedSubtree", "NestedSubtreeSolver"]
 
 _FLOAT = 8
-
 
 # ---------------------------------------------------------------------------------------------- data
 @dataclass(frozen=True)
@@ -123,187 +127,288 @@ class NestedSubtree:
 
 
 # ---------------------------------------------------------------------------------------------- kernels
+# Plain loops compiled by numba: one pass over the sorted rows per feature and root cut, with running class
+# counts, is what makes the search fast (module doc).
+@numba.njit(cache=True)
+def _rows_in_order(orders, mask):
+    """The rows of ``mask`` in each feature's sorted order, (p, m), from the sorted orders of all rows (p, n)."""
+    n_chains, n = orders.shape
+    m = 0
+    for r in range(n):
+        if mask[r]:
+            m += 1
+    rows = np.empty((n_chains, m), dtype=np.int64)
+    for f in range(n_chains):
+        k = 0
+        for i in range(n):
+            if mask[orders[f, i]]:
+                rows[f, k] = orders[f, i]
+                k += 1
+    return rows
+
+
+@numba.njit(cache=True)
+def _two_leaves(below, total):
+    """Correct weight of a cut into two leaves, each predicting its heaviest class."""
+    right_max, left_max = 0.0, 0.0
+    for k in range(len(total)):
+        right_max = max(right_max, below[k])
+        left_max = max(left_max, total[k] - below[k])
+    return right_max + left_max
+
+
+@numba.njit(cache=True)
+def _root_cuts(sorted_rows, levels, chain, y, w, n_classes):
+    """The cuts of one feature over rows sorted by it: (level of each cut, weight at or below each cut, the cut
+    whose two sides as leaves classify the most weight). Rows at or below a cut's level go right."""
+    m = len(sorted_rows)
+    cut_level = np.empty(max(m - 1, 0), dtype=np.int64)
+    weight_below = np.empty(max(m - 1, 0))
+    total = np.zeros(n_classes)
+    for i in range(m):
+        total[y[sorted_rows[i]]] += w[sorted_rows[i]]
+    below = np.zeros(n_classes)
+    k, moved, stump, stump_correct = 0, 0.0, 0, -1.0
+    for i in range(m - 1):
+        r = sorted_rows[i]
+        below[y[r]] += w[r]
+        moved += w[r]
+        if levels[sorted_rows[i + 1], chain] == levels[r, chain]:
+            continue
+        correct = _two_leaves(below, total)
+        if correct > stump_correct:
+            stump, stump_correct = k, correct
+        cut_level[k], weight_below[k] = levels[r, chain], moved
+        k += 1
+    return cut_level[:k], weight_below[:k], stump
+
+
+@numba.njit(cache=True)
+def _settled(reach, unseen, best, tol):
+    """No later cut of a side's scan can beat ``best``: no weight is left to move, or the last evaluated cut
+    plus every weight moved since and still to come cannot."""
+    return unseen <= tol or reach + unseen <= best + tol
+
+
+@numba.njit(cache=True)
+def _leaf_splits(sorted_rows, levels, side, totals, y, w, alpha, tol, split):
+    """The best split into two leaves of each of two sides (``side[r]``: the side of row r; ``totals[s]``: side
+    s's class weights) over every feature and cut, kept when it beats the side's leaf by more than ``alpha``.
+    Writes ``split[s] = (chain, level)`` (-1, -1: the side stays a leaf) and returns both sides' values.
+
+    One pass per feature over the rows in its order; a cut is skipped while the last evaluated cut's correct
+    weight plus the weight moved since cannot beat the side's best (module doc)."""
+    n_chains, m = sorted_rows.shape
+    n_classes = totals.shape[1]
+    best, whole = np.empty(2), np.empty(2)
+    for s in range(2):
+        best[s] = totals[s].max() + alpha            # a split's correct weight must beat this
+        whole[s] = totals[s].sum()
+        split[s, 0], split[s, 1] = -1, -1
+    below = np.zeros((2, n_classes))
+    last, moved, seen = np.empty(2), np.empty(2), np.empty(2)
+    previous = np.empty(2, dtype=np.int64)
+    for f in range(n_chains):
+        if best[0] >= whole[0] - tol and best[1] >= whole[1] - tol:
+            break                                        # both sides classify every point
+        below[:] = 0.0
+        last[:] = np.inf
+        moved[:] = 0.0
+        seen[:] = 0.0
+        previous[:] = -1
+        for i in range(m):
+            r = sorted_rows[f, i]
+            s = side[r]
+            level = levels[r, f]
+            if previous[s] >= 0 and level != previous[s] and last[s] + moved[s] > best[s] + tol:
+                last[s], moved[s] = _two_leaves(below[s], totals[s]), 0.0
+                if last[s] > best[s] + tol:
+                    best[s] = last[s]
+                    split[s, 0], split[s, 1] = f, previous[s]
+            below[s, y[r]] += w[r]
+            moved[s] += w[r]
+            seen[s] += w[r]
+            previous[s] = level
+            if _settled(last[0] + moved[0], whole[0] - seen[0], best[0], tol) and \
+                    _settled(last[1] + moved[1], whole[1] - seen[1], best[1], tol):
+                break                                    # no later cut of this feature wins on either side
+    values = np.empty(2)
+    for s in range(2):
+        values[s] = best[s] - 2 * alpha if split[s, 0] >= 0 else totals[s].max() - alpha
+    return values
+
+
+@numba.njit(cache=True)
+def _evaluate_cut(sorted_rows, levels, chain, level, y, w, n_classes, alpha, tol, side, split):
+    """Both sides of the root cut (chain, level) of a depth-2 subtree, each a leaf or its best leaf split:
+    (left value, right value); ``split`` as in :func:`_leaf_splits` (row 0: left side, rows above the cut)."""
+    totals = np.zeros((2, n_classes))
+    for i in range(sorted_rows.shape[1]):
+        r = sorted_rows[0, i]
+        side[r] = 1 if levels[r, chain] <= level else 0
+        totals[side[r], y[r]] += w[r]
+    return _leaf_splits(sorted_rows, levels, side, totals, y, w, alpha, tol, split)
+
+
+@numba.njit(cache=True)
+def _interval_bound(weight_below, left, right, lo, hi, a, b, total, alpha):
+    """Upper bound of the value of every cut in lo..hi, between the evaluated cuts a < lo and b > hi (-1: none),
+    from the bounds of the module doc; ``left``/``right``: upper bounds of the sides' values at the evaluated
+    cuts, ``total``: the weight of the rows. inf when neither neighbour is known."""
+    bound = np.inf
+    if a >= 0:
+        bound = min(bound, left[a] + right[a] + weight_below[hi] - weight_below[a],     # similarity
+                    right[a] + (total - weight_below[a]) - alpha)                    # a perfect left side
+    if b >= 0:
+        bound = min(bound, left[b] + right[b] + weight_below[b] - weight_below[lo],
+                    left[b] + weight_below[b] - alpha)                               # a perfect right side
+    if a >= 0 and b >= 0:
+        bound = min(bound, left[a] + right[b],                                      # monotone sides
+                    right[a] + left[b] + weight_below[b] - weight_below[a])         # both sides by similarity
+    return bound
+
+
+@numba.njit(cache=True)
+def _shrunk(weight_below, left, right, lo, hi, a, b, total, alpha, best, tol):
+    """The cuts of lo..hi (between the evaluated cuts a and b, as in :func:`_interval_bound`) that may still
+    beat ``best``, as (lo, hi); empty when lo > hi. The interval is dropped when its bound does not beat
+    ``best``, and shrunk by the similarity bound from each neighbour (a cut within reach of a poor neighbour
+    cannot win)."""
+    if _interval_bound(weight_below, left, right, lo, hi, a, b, total, alpha) <= best + tol:
+        return 1, 0
+    if a >= 0:
+        reach = weight_below[a] + (best - left[a] - right[a]) + tol
+        lo = max(lo, np.searchsorted(weight_below, reach, side="right"))
+    if b >= 0:
+        reach = weight_below[b] - (best - left[b] - right[b]) - tol
+        hi = min(hi, np.searchsorted(weight_below, reach, side="left") - 1)
+    return lo, hi
+
+
+@numba.njit(cache=True)
+def _push(queue, tail, lo, hi, a, b):
+    queue[tail, 0], queue[tail, 1], queue[tail, 2], queue[tail, 3] = lo, hi, a, b
+    return tail + 1
+
+
+@numba.njit(cache=True)
+def _depth2_search(mask, orders, levels, y, w, n_classes, alpha, target, tol, tree):
+    """The best subtree of depth <= 2 of the rows of ``mask`` whose value beats ``target`` (module doc).
+
+    Each feature's stump cut is evaluated first; then the features are searched from the best stump down.
+    Writes the tree into ``tree``: (root chain, root level, left chain, left level, right chain, right level),
+    -1 where a node is a leaf or absent. Returns (value, found); when no subtree beats ``target``, found is
+    False and the value is ``target``, an upper bound of the optimum."""
+    sorted_rows = _rows_in_order(orders, mask)
+    n_chains, m = sorted_rows.shape
+    tree[:] = -1
+    total = np.zeros(n_classes)
+    for r in range(len(mask)):
+        if mask[r]:
+            total[y[r]] += w[r]
+    state = np.empty(3)                                   # best value, its leaves, found (1.0) or not (0.0)
+    state[0], state[1], state[2] = total.max() - alpha, 1.0, 1.0
+    if state[0] < target:
+        state[0], state[2] = target, 0.0
+    weight = total.sum()
+    ceiling = weight - 2 * alpha                          # a root cut at best classifies every point
+    side = np.zeros(levels.shape[0], dtype=np.int8)
+    split = np.empty((2, 2), dtype=np.int64)
+    cut_level, weight_below = np.empty((n_chains, max(m - 1, 1)), dtype=np.int64), np.empty((n_chains, max(m - 1, 1)))
+    left, right = np.empty((n_chains, max(m - 1, 1))), np.empty((n_chains, max(m - 1, 1)))
+    n_cuts, stump, stump_value = np.zeros(n_chains, dtype=np.int64), np.zeros(n_chains, dtype=np.int64), \
+        np.full(n_chains, -np.inf)
+    for chain in range(n_chains):                         # every feature's stump cut
+        if state[0] >= ceiling - tol:
+            break
+        levels_here, below_here, stump[chain] = _root_cuts(sorted_rows[chain], levels, chain, y, w, n_classes)
+        n_cuts[chain] = len(levels_here)
+        if n_cuts[chain] == 0:
+            continue
+        cut_level[chain, :n_cuts[chain]], weight_below[chain, :n_cuts[chain]] = levels_here, below_here
+        stump_value[chain] = _try_cut(sorted_rows, levels, chain, stump[chain], cut_level[chain], left[chain],
+                                      right[chain], y, w, n_classes, alpha, tol, side, split, state, tree)
+    for chain in np.argsort(-stump_value):                # then the cuts around it, best stump first
+        k = n_cuts[chain]
+        if k == 0 or state[0] >= ceiling - tol:
+            continue
+        queue = np.empty((2 * k, 4), dtype=np.int64)     # intervals (lo, hi, a, b): module doc
+        tail = 0
+        if stump[chain] > 0:
+            tail = _push(queue, tail, 0, stump[chain] - 1, -1, stump[chain])
+        if stump[chain] < k - 1:
+            tail = _push(queue, tail, stump[chain] + 1, k - 1, stump[chain], -1)
+        head = 0
+        while head < tail and state[0] < ceiling - tol:
+            lo, hi, a, b = queue[head, 0], queue[head, 1], queue[head, 2], queue[head, 3]
+            head += 1
+            lo, hi = _shrunk(weight_below[chain, :k], left[chain], right[chain], lo, hi, a, b, weight, alpha,
+                             state[0], tol)
+            if lo > hi:
+                continue
+            mid = (lo + hi) // 2
+            _try_cut(sorted_rows, levels, chain, mid, cut_level[chain], left[chain], right[chain], y, w, n_classes,
+                     alpha, tol, side, split, state, tree)
+            if lo < mid:
+                tail = _push(queue, tail, lo, mid - 1, a, mid)
+            if mid < hi:
+                tail = _push(queue, tail, mid + 1, hi, mid, b)
+    return state[0], state[2] > 0
+
+
+@numba.njit(cache=True)
+def _try_cut(sorted_rows, levels, chain, s, cut_level, left, right, y, w, n_classes, alpha, tol, side, split, state,
+             tree):
+    """Evaluate root cut s of ``chain`` (records both sides' values in ``left``/``right``) and keep it in
+    ``state``/``tree`` (see :func:`_depth2_search`) when it is better; returns its value."""
+    left[s], right[s] = _evaluate_cut(sorted_rows, levels, chain, cut_level[s], y, w, n_classes, alpha, tol, side,
+                                      split)
+    value = left[s] + right[s]
+    n_leaves = 2 + (split[0, 0] >= 0) + (split[1, 0] >= 0)
+    if value > state[0] + tol or (state[2] > 0 and value >= state[0] - tol and n_leaves < state[1]):
+        state[0], state[1], state[2] = value, n_leaves, 1.0
+        tree[0], tree[1] = chain, cut_level[s]
+        tree[2], tree[3], tree[4], tree[5] = split[0, 0], split[0, 1], split[1, 0], split[1, 1]
+    return value
+
+
+@numba.njit(cache=True)
+def _depth1_search(mask, orders, levels, y, w, n_classes, alpha, tol, tree):
+    """The best subtree of depth <= 1 of the rows of ``mask``: writes (chain, level) of its split into
+    ``tree[:2]`` (-1: a leaf) and returns its value."""
+    sorted_rows = _rows_in_order(orders, mask)
+    totals = np.zeros((2, n_classes))
+    side = np.zeros(levels.shape[0], dtype=np.int8)
+    for r in range(len(mask)):
+        if mask[r]:
+            totals[0, y[r]] += w[r]
+    split = np.empty((2, 2), dtype=np.int64)
+    value = _leaf_splits(sorted_rows, levels, side, totals, y, w, alpha, tol, split)[0]
+    tree[0], tree[1] = split[0, 0], split[0, 1]
+    return value
+
+
 def _class_counts(codes: np.ndarray, y: np.ndarray, w: np.ndarray, n_codes: int, n_classes: int) -> np.ndarray:
     """Weighted class counts per code, shape (n_codes, K)."""
     flat = np.bincount(codes * n_classes + y, weights=w, minlength=n_codes * n_classes)
     return flat.reshape(n_codes, n_classes)
 
 
-def _present_levels(level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted distinct levels, each row's index among them)."""
-    return np.unique(level, return_inverse=True)
+def _branch(tree: np.ndarray) -> dict[int, tuple[int, int]]:
+    """The cuts of a depth-2 tree array of the kernels (``_depth2_search``), on local node ids 1..3."""
+    return {node: (int(tree[2 * i]), int(tree[2 * i + 1])) for i, node in enumerate((1, 2, 3))
+            if tree[2 * i] >= 0 and (node == 1 or tree[0] >= 0)}
 
 
-def _leaf_cut_levels(level: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """Levels grouped for a cut between two leaves (module doc): adjacent present levels whose rows all carry one
-    same class form one group. Returns (highest level of each group, each row's group)."""
-    present, index = _present_levels(level)
-    counts = _class_counts(index, y, w, len(present), n_classes)
-    pure = (counts > 0).sum(axis=1) == 1
-    label = np.where(pure, counts.argmax(axis=1), -1)
-    starts = np.ones(len(present), dtype=bool)
-    starts[1:] = ~(pure[1:] & pure[:-1] & (label[1:] == label[:-1]))
-    group = np.cumsum(starts) - 1
-    tops = present[np.r_[np.flatnonzero(starts)[1:] - 1, len(present) - 1]]
-    return tops, group[index]
-
-
-@dataclass
-class _ChildCodes:
-    """The leaf-cut groups of every chain of a sample set, laid side by side: chain f's groups are the columns
-    ``offsets[f] .. offsets[f+1]-1`` of a (U, K) count array."""
-
-    tops: list[np.ndarray]
-    codes: np.ndarray             # (m, p): each row's column in the side-by-side layout
-    offsets: np.ndarray           # (p + 1,)
-
-    @property
-    def width(self) -> int:
-        return int(self.offsets[-1])
-
-    def cut(self, column: int) -> tuple[int, int]:
-        """(chain, level) of the cut after side-by-side column ``column``."""
-        chain = int(np.searchsorted(self.offsets, column, side="right") - 1)
-        return chain, int(self.tops[chain][column - self.offsets[chain]])
-
-
-def _child_codes(levels: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int) -> _ChildCodes:
-    tops, codes = zip(*(_leaf_cut_levels(levels[:, f], y, w, n_classes) for f in range(levels.shape[1])))
-    offsets = np.r_[0, np.cumsum([len(t) for t in tops])].astype(np.int64)
-    return _ChildCodes(list(tops), np.stack(codes, axis=1) + offsets[:-1][None, :], offsets)
-
-
-# The scans below are plain loops compiled by numba: one pass over the sorted rows per root feature, with running
-# class counts, is what makes the nested subroutine fast; numpy would need (levels x U x K) temporaries.
-@numba.njit(cache=True)
-def _chain_best_cut(counts, start, stop):
-    """Best cut between two leaves among the columns start..stop-1 of one chain (rows at or below a column go
-    right): (correct points, column), column -1 when the chain has a single column."""
-    n_classes = counts.shape[1]
-    total = np.zeros(n_classes)
-    for c in range(start, stop):
-        total += counts[c]
-    below = np.zeros(n_classes)
-    best, best_column = -1.0, -1
-    for c in range(start, stop - 1):
-        right_max, left_max = 0.0, 0.0
-        for k in range(n_classes):
-            below[k] += counts[c, k]
-            right_max = max(right_max, below[k])
-            left_max = max(left_max, total[k] - below[k])
-        if right_max + left_max > best:
-            best, best_column = right_max + left_max, c
-    return best, best_column
-
-
-@numba.njit(cache=True)
-def _best_child_split(counts, offsets):
-    """Best split of a node into two leaves over every chain: (correct points, side-by-side column or -1)."""
-    best, best_column = -1.0, -1
-    for f in range(len(offsets) - 1):
-        correct, column = _chain_best_cut(counts, offsets[f], offsets[f + 1])
-        if column >= 0 and correct > best:
-            best, best_column = correct, column
-    return best, best_column
-
-
-@numba.njit(cache=True)
-def _side_value(counts, total, offsets, alpha, tol):
-    """A child of the subtree's root: a leaf, or its best split when strictly better after the penalty.
-    Returns (value, column of the split or -1)."""
-    leaf = total.max() - alpha
-    split, column = _best_child_split(counts, offsets)
-    if column >= 0 and split - 2 * alpha > leaf + tol:
-        return split - 2 * alpha, column
-    return leaf, -1
-
-
-@numba.njit(cache=True)
-def _cut_value(left, right, left_total, right_total, offsets, alpha, tol):
-    """Value of a root cut whose sides have these counts: (value, leaves, left child column, right child column)."""
-    left_value, left_column = _side_value(left, left_total, offsets, alpha, tol)
-    right_value, right_column = _side_value(right, right_total, offsets, alpha, tol)
-    return left_value + right_value, 2 + (left_column >= 0) + (right_column >= 0), left_column, right_column
-
-
-@numba.njit(cache=True)
-def _counts_at(cut_chain, cut_level, levels, codes, y, w, width, n_classes):
-    """Side counts (left, right, left total, right total) of one root cut, from one pass over the rows."""
-    left, right = np.zeros((width, n_classes)), np.zeros((width, n_classes))
-    left_total, right_total = np.zeros(n_classes), np.zeros(n_classes)
-    for r in range(codes.shape[0]):
-        goes_right = levels[r, cut_chain] <= cut_level
-        for f in range(codes.shape[1]):
-            if goes_right:
-                right[codes[r, f], y[r]] += w[r]
-            else:
-                left[codes[r, f], y[r]] += w[r]
-        if goes_right:
-            right_total[y[r]] += w[r]
-        else:
-            left_total[y[r]] += w[r]
-    return left, right, left_total, right_total
-
-
-@numba.njit(cache=True)
-def _depth2_scan(order, levels, codes, offsets, tops, y, w, n_classes, alpha, tol, best_value, best_leaves):
-    """The best depth-2 subtree with a root cut that beats (``best_value``, ``best_leaves``).
-
-    First each root chain's best stump cut is evaluated, so that a good tree is known early. Then, for each root
-    chain, the rows in level order move one by one from the left side (x == 0) to the right; at each cut both
-    sides' best child splits are scanned from the running counts. A cut is skipped when the last evaluated cut's
-    value plus the weight moved since cannot beat the best (the similarity bound of the module doc). ``tops``:
-    the highest level of each side-by-side child column.
-    Returns (value, leaves, root chain or -1, cut level, left child column or -1, right child column or -1)."""
-    n_rows, n_chains = codes.shape
-    width = offsets[-1]
-    every, _none, total, _zero = _counts_at(0, -1, levels, codes, y, w, width, n_classes)
-    ceiling = total.sum() - 2 * alpha                            # no root cut does better: every point correct
-    found = (best_value, best_leaves, -1, 0, -1, -1)
-    for f1 in range(n_chains):                                  # the stump cuts
-        _correct, column = _chain_best_cut(every, offsets[f1], offsets[f1 + 1])
-        if column >= 0:
-            value, leaves, left_column, right_column = _cut_value(
-                *_counts_at(f1, tops[column], levels, codes, y, w, width, n_classes), offsets, alpha, tol)
-            if value > found[0] + tol or (value >= found[0] - tol and leaves < found[1]):
-                found = (value, leaves, f1, tops[column], left_column, right_column)
-    for f1 in range(n_chains):                                  # every cut, by the similarity bound
-        if found[0] >= ceiling - tol:
-            break
-        left, right = every.copy(), np.zeros((width, n_classes))
-        left_total, right_total = total.copy(), np.zeros(n_classes)
-        last_value, moved = np.inf, 0.0
-        for i in range(n_rows - 1):
-            r = order[f1, i]
-            for f in range(n_chains):
-                left[codes[r, f], y[r]] -= w[r]
-                right[codes[r, f], y[r]] += w[r]
-            left_total[y[r]] -= w[r]
-            right_total[y[r]] += w[r]
-            moved += w[r]
-            if levels[order[f1, i + 1], f1] == levels[r, f1]:
-                continue                                    # no cut between rows of one level
-            if last_value + moved <= found[0] + tol or found[0] >= ceiling - tol:
-                continue
-            value, leaves, left_column, right_column = _cut_value(left, right, left_total, right_total, offsets,
-                                                                  alpha, tol)
-            last_value, moved = value, 0.0
-            if value > found[0] + tol or (value >= found[0] - tol and leaves < found[1]):
-                found = (value, leaves, f1, levels[r, f1], left_column, right_column)
-    return found
-
-
-def _preferred(value: float, n_leaves: int, incumbent: NestedSubtree, tol: float) -> bool:
-    """A tree of this value and size beats ``incumbent``: a larger value, or the same with fewer leaves."""
-    return value > incumbent.value + tol or (value >= incumbent.value - tol and n_leaves < incumbent.n_leaves)
+def _n_leaves(tree: np.ndarray) -> int:
+    return 1 if tree[0] < 0 else 2 + int(tree[2] >= 0) + int(tree[4] >= 0)
 
 
 # ---------------------------------------------------------------------------------------------- solver
 @dataclass(frozen=True)
 class NestedCacheInfo:
     """Cache statistics of a :class:`NestedSubtreeSolver` (as ``functools.lru_cache``'s, plus the seconds of
-    cold solves and, for depth 3, the root cuts whose sides were solved)."""
+    cold solves and, for depth 3, the root cuts whose sides were searched)."""
 
     hits: int
     misses: int
@@ -316,10 +421,9 @@ class NestedCacheInfo:
 class NestedSubtreeSolver:
     """Optimal subtrees of depth <= 3 on nested levels (module doc), memoised by sample set.
 
-    ``solve(samples, depth, leaf_penalty)`` returns a :class:`NestedSubtree`. Memory: a depth-2 solve counts one
-    root feature's levels against every child column at a time, in blocks of root levels that fit
-    ``max_memory`` (None: a quarter of the machine's memory); a :class:`MemoryBudgetError` names the size when
-    even one root level does not fit.
+    ``solve(samples, depth, leaf_penalty)`` returns a :class:`NestedSubtree`. Memory is sized before anything is
+    allocated (:meth:`working_bytes`); a :class:`MemoryBudgetError` names the size when a search does not fit
+    ``max_memory`` (None: a quarter of the machine's memory).
     """
 
     def __init__(self, levels: NestedLevels, y: Any, n_classes: int, sample_weight: Any = None,
@@ -332,21 +436,23 @@ class NestedSubtreeSolver:
         self.w = np.ones(levels.n_samples) if sample_weight is None else np.asarray(sample_weight, dtype=float)
         self.max_memory = resolve_max_memory(max_memory)
         self.maxsize = self._fitted_cache_size(maxsize)
+        self._orders = np.ascontiguousarray(np.argsort(levels.levels, axis=0, kind="stable").T)
+        self._levels = levels.levels.copy()       # writable: numba dispatches read-only arrays ~100 us slower
         self._cache = SubsetCache(self.maxsize)
         self._root_cuts = 0
         self._seconds = 0.0
 
     def working_bytes(self) -> int:
-        """Peak bytes of one solve: the rows' levels, codes and sort orders (3·n·p numbers), six count arrays
-        of (every child column) x K, and the masks of a depth-3 search's root cuts (n bytes each, at most one per
-        cut)."""
+        """Peak bytes of a search, in numbers of 8 bytes for n rows and p features: the levels, their writable
+        copy and the feature orders (3·n·p); a depth-3 search's root cuts with their bounds (4·n·p); a depth-2
+        search's rows in feature order, cuts and bounds (5·n·p) and its queue of intervals (8·n); and per-row
+        masks and sides (16·n bytes)."""
         n, p = self.levels.levels.shape
-        width = int((self.levels.n_cuts + 1).sum())
-        return _FLOAT * (3 * n * p + 6 * width * self.n_classes) + n * width
+        return _FLOAT * (12 * n * p + 8 * n) + 16 * n
 
     def _fitted_cache_size(self, maxsize: int) -> int:
-        """``maxsize`` lowered so that the cache (a key of n/8 bytes and ~1 KiB of objects per entry) and a solve
-        fit ``max_memory``; a :class:`MemoryBudgetError` names the size when a solve alone does not."""
+        """``maxsize`` lowered so that the cache (a key of n/8 bytes and ~1 KiB of objects per entry) and a search
+        fit ``max_memory``; a :class:`MemoryBudgetError` names the size when a search alone does not."""
         needed = self.working_bytes()
         if needed > self.max_memory:
             raise MemoryBudgetError(
@@ -366,14 +472,21 @@ class NestedSubtreeSolver:
         if cached is not None:
             return cached
         start = time.perf_counter()
-        rows = np.flatnonzero(mask)
         if depth == 3:
-            result = self._depth3(mask, rows, float(leaf_penalty))
+            result = self._depth3_search(mask, float(leaf_penalty), None)[0]
         else:
-            result = self._depth2(rows, int(depth), float(leaf_penalty))
+            result = self._shallow(mask, int(depth), float(leaf_penalty))
         self._seconds += time.perf_counter() - start
         self._cache.put(key, result)
         return result
+
+    def search_depth3(self, samples: Any = None, leaf_penalty: float = 0.0, time_limit: float | None = None
+                      ) -> tuple[NestedSubtree, float]:
+        """The depth-3 search (module doc) with a time limit: (best subtree found, upper bound of the optimal
+        value). The bound equals the subtree's value when the search finished; after ``time_limit`` seconds it
+        is the largest bound of the root cuts not yet searched."""
+        deadline = None if time_limit is None else time.perf_counter() + time_limit
+        return self._depth3_search(self._mask(samples), float(leaf_penalty), deadline)
 
     def cache_info(self) -> NestedCacheInfo:
         return NestedCacheInfo(self._cache.hits, self._cache.misses, len(self._cache), self.maxsize, self._seconds,
@@ -391,41 +504,28 @@ class NestedSubtreeSolver:
         mask[samples.astype(np.int64)] = True
         return mask
 
-    def _leaf(self, y: np.ndarray, w: np.ndarray, alpha: float) -> NestedSubtree:
-        counts = np.bincount(y, weights=w, minlength=self.n_classes)
-        return NestedSubtree(float(counts.max()) - alpha, float(counts.max()), {}, {1: int(counts.argmax())})
+    def _tol(self, mask: np.ndarray) -> float:
+        return 1e-9 * max(1.0, float(self.w[mask].sum()))
 
-    def _depth2(self, rows: np.ndarray, depth: int, alpha: float) -> NestedSubtree:
-        """D2S's value (paper 003, eq. (40)) on levels: leaf, stump, three-leaf and full depth-2 trees."""
-        levels, y, w = self.levels.levels[rows], self.y[rows], self.w[rows]
-        best = self._leaf(y, w, alpha)
-        if depth == 0 or len(rows) == 0 or levels.shape[1] == 0:
-            return best
-        tol = 1e-9 * max(1.0, float(w.sum()))
-        child = _child_codes(levels, y, w, self.n_classes)
+    def _search(self, mask: np.ndarray, alpha: float, target: float, tree: np.ndarray) -> tuple[float, bool]:
+        """The compiled depth-2 search (``_depth2_search``) of the rows of ``mask``."""
+        return _depth2_search(mask, self._orders, self._levels, self.y, self.w, self.n_classes, alpha,
+                              target, self._tol(mask), tree)
+
+    def _shallow(self, mask: np.ndarray, depth: int, alpha: float) -> NestedSubtree:
+        """D2S's value (paper 003, eq. (40)) on levels for depth <= 2: leaf, stump, three-leaf and full trees."""
+        tree = np.full(6, -1, dtype=np.int64)
         if depth == 1:
-            counts = _class_counts(child.codes.ravel(), np.repeat(y, levels.shape[1]),
-                                   np.repeat(w, levels.shape[1]), child.width, self.n_classes)
-            correct, column = _best_child_split(counts, child.offsets)
-            if column >= 0 and _preferred(correct - 2 * alpha, 2, best, tol):
-                return self._labelled(rows, {1: child.cut(int(column))}, alpha)
-            return best
-        order = np.ascontiguousarray(np.argsort(levels, axis=0, kind="stable").T)
-        value, _leaves, f1, cut, left, right = _depth2_scan(
-            order, levels, child.codes, child.offsets, np.concatenate(child.tops), y, w.astype(np.float64),
-            self.n_classes, alpha, tol, best.value, 1)
-        if f1 < 0:
-            return best
-        branch = {1: (int(f1), int(cut))}
-        for node, column in ((2, left), (3, right)):
-            if column >= 0:
-                branch[node] = child.cut(int(column))
-        return self._labelled(rows, branch, alpha)
+            _depth1_search(mask, self._orders, self._levels, self.y, self.w, self.n_classes, alpha,
+                           self._tol(mask), tree)
+        elif depth == 2:
+            self._search(mask, alpha, -np.inf, tree)
+        return self._labelled(np.flatnonzero(mask), _branch(tree), alpha)
 
     def _labelled(self, rows: np.ndarray, branch: dict[int, tuple[int, int]], alpha: float) -> NestedSubtree:
         """The subtree with cuts ``branch``, each leaf labelled with its heaviest class (smallest on ties), and
         its value recounted from the rows."""
-        leaves = [c for m in branch for c in (2 * m, 2 * m + 1) if c not in branch]
+        leaves = [c for m in branch for c in (2 * m, 2 * m + 1) if c not in branch] or [1]
         node = NestedSubtree(0.0, 0.0, branch).apply(self.levels.levels[rows])
         counts = _class_counts(node, self.y[rows], self.w[rows], max(leaves) + 1, self.n_classes)
         correct = float(sum(counts[m].max() for m in leaves))
@@ -433,110 +533,115 @@ class NestedSubtreeSolver:
                              {m: int(counts[m].argmax()) for m in leaves})
 
     # -------------------------------------------------------------- depth 3
-    def search_depth3(self, samples: Any = None, leaf_penalty: float = 0.0, time_limit: float | None = None
-                      ) -> tuple[NestedSubtree, float]:
-        """The depth-3 search (module doc) with a time limit: (best subtree found, upper bound of the optimal
-        value). The bound equals the subtree's value when the search finished; after ``time_limit`` seconds it
-        is the largest bound of the root-cut intervals not yet searched."""
-        mask = self._mask(samples)
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
-        return self._depth3_search(mask, np.flatnonzero(mask), float(leaf_penalty), deadline)
-
-    def _depth3(self, mask: np.ndarray, rows: np.ndarray, alpha: float) -> NestedSubtree:
-        return self._depth3_search(mask, rows, alpha, None)[0]
-
-    def _depth3_search(self, mask: np.ndarray, rows: np.ndarray, alpha: float, deadline: float | None
+    def _depth3_search(self, mask: np.ndarray, alpha: float, deadline: float | None
                        ) -> tuple[NestedSubtree, float]:
         """The optimal subtree of depth <= 3: the depth-2 optimum unless a root cut with depth-2 sides is strictly
-        better, found by best-first bisection of each root feature's cut positions (module doc)."""
-        incumbent = self.solve(mask, 2, alpha)
-        tol = 1e-9 * max(1.0, float(self.w[rows].sum()))
-        search = _RootCutSearch(self, mask, rows, alpha)
-        heap: list = []
-        chains = [f0 for f0 in range(self.levels.n_chains) if search.ends(f0) is not None]
-        for f0 in chains:                        # a good tree early: each chain's best stump cut as the root cut
-            incumbent = search.better(incumbent, f0, search.stump_cut(f0), tol)
-        for f0 in chains:
-            if incumbent.value >= search.ceiling - tol:
-                break
-            ends = search.ends(f0)
-            for s in sorted(set(ends)):
-                incumbent = search.better(incumbent, f0, s, tol)
-            if ends[1] - ends[0] > 1:
-                heapq.heappush(heap, (-search.bound(f0, *ends), f0, *ends))
-        while heap:
-            if deadline is not None and time.perf_counter() > deadline:
-                self._root_cuts += search.evaluated
-                return incumbent, max(incumbent.value, -heap[0][0])
-            negative_bound, f0, a, b = heapq.heappop(heap)
-            if -negative_bound <= incumbent.value + tol:
-                break
-            mid = (a + b) // 2
-            incumbent = search.better(incumbent, f0, mid, tol)
-            for lo, hi in ((a, mid), (mid, b)):
-                bound = search.bound(f0, lo, hi)
-                if hi - lo > 1 and bound > incumbent.value + tol:
-                    heapq.heappush(heap, (-bound, f0, lo, hi))
-        self._root_cuts += search.evaluated
-        return incumbent, incumbent.value
+        better, found by bounded bisection of each root feature's cuts (module doc). Returns (subtree, bound)."""
+        search = _RootCutSearch(self, mask, alpha, self.solve(mask, 2, alpha))
+        try:
+            search.run(deadline)
+        finally:
+            self._root_cuts += search.evaluated
+        rows = np.flatnonzero(mask)
+        if search.tree is None:
+            return search.incumbent, search.bound
+        chain, level, left, right = search.tree
+        branch = {1: (chain, level)}
+        for node, side in ((2, left), (3, right)):
+            branch.update(NestedSubtree(0.0, 0.0, _branch(side)).placed_at(node)[0])
+        return self._labelled(rows, branch, alpha), search.bound
+
+
+@dataclass
+class _RootFeature:
+    """The cuts of one root feature in a depth-3 search: each cut's level, the weight at or below it, and upper
+    bounds of both sides' values at the evaluated cuts."""
+
+    chain: int
+    level: np.ndarray
+    weight_below: np.ndarray
+    stump: int
+    left: np.ndarray = field(init=False)
+    right: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.left, self.right = np.full(len(self.level), np.inf), np.full(len(self.level), np.inf)
+
+    def bound(self, lo: int, hi: int, a: int, b: int, total: float, alpha: float) -> float:
+        """Upper bound of the value of every cut in lo..hi, from the evaluated neighbours a and b (module doc)."""
+        return min(_interval_bound(self.weight_below, self.left, self.right, lo, hi, a, b, total, alpha),
+                   total - 2 * alpha)
 
 
 class _RootCutSearch:
-    """The root cuts of one depth-3 search: each evaluated cut's two depth-2 sides, and the interval bounds."""
+    """One depth-3 search (module doc): a queue of intervals of root cuts on every feature, each evaluated cut's
+    sides searched by the compiled depth-2 search with the targets that make the cut matter."""
 
-    def __init__(self, solver: NestedSubtreeSolver, mask: np.ndarray, rows: np.ndarray, alpha: float) -> None:
+    def __init__(self, solver: NestedSubtreeSolver, mask: np.ndarray, alpha: float, incumbent: NestedSubtree
+                 ) -> None:
         self.solver, self.mask, self.alpha = solver, mask, alpha
-        self.rows = rows
-        self.sides: dict[tuple[int, int], tuple[NestedSubtree, NestedSubtree]] = {}
-        self.present: dict[int, np.ndarray] = {}
-        self.weight_below: dict[int, np.ndarray] = {}
+        self.incumbent, self.best, self.leaves = incumbent, incumbent.value, incumbent.n_leaves
+        self.tree: tuple | None = None                 # (chain, level, left tree, right tree) of a better root cut
+        self.weight = float(solver.w[mask].sum())
+        self.tol = solver._tol(mask)
+        self.ceiling = self.weight - 2 * alpha           # a root cut at best classifies every point
         self.evaluated = 0
-        self.ceiling = float(solver.w[rows].sum()) - 2 * alpha    # a root cut at best classifies every point
+        self.bound = self.best
+        rows = _rows_in_order(solver._orders, mask)
+        self.features = [_RootFeature(chain, *_root_cuts(rows[chain], solver._levels, chain, solver.y,
+                                                         solver.w, solver.n_classes))
+                         for chain in range(solver.levels.n_chains)]
+        self.features = [feature for feature in self.features if len(feature.level)]
 
-    def ends(self, f0: int) -> tuple[int, int] | None:
-        """First and last cut position of chain f0 on these rows (None: one level, no cut)."""
-        level = self.solver.levels.levels[self.rows, f0]
-        present, index = _present_levels(level)
-        if len(present) < 2:
-            return None
-        self.present[f0] = present
-        self.weight_below[f0] = np.cumsum(np.bincount(index, weights=self.solver.w[self.rows],
-                                                      minlength=len(present)))
-        return 0, len(present) - 2
+    def run(self, deadline: float | None) -> None:
+        """Each feature's stump cut, then the intervals on both sides of it, first in first out."""
+        queue = deque((feature, feature.stump, feature.stump, -1, -1) for feature in self.features)
+        while queue and self.best < self.ceiling - self.tol:
+            if deadline is not None and time.perf_counter() > deadline:
+                self.bound = max([self.best] + [feature.bound(lo, hi, a, b, self.weight, self.alpha)
+                                                for feature, lo, hi, a, b in queue])
+                return
+            feature, lo, hi, a, b = queue.popleft()
+            lo, hi = _shrunk(feature.weight_below, feature.left, feature.right, lo, hi, a, b, self.weight,
+                             self.alpha, self.best, self.tol)
+            if lo > hi:
+                continue
+            mid = (lo + hi) // 2
+            self._evaluate(feature, mid, lo, hi)
+            if a == b == -1:                                # the stump cut: then the cuts on both sides of it
+                lo, hi = 0, len(feature.level) - 1
+            if lo < mid:
+                queue.append((feature, lo, mid - 1, a, mid))
+            if mid < hi:
+                queue.append((feature, mid + 1, hi, mid, b))
+        self.bound = self.best
 
-    def stump_cut(self, f0: int) -> int:
-        """The cut position of chain f0 with the most correct points when both sides are leaves."""
-        level = self.solver.levels.levels[self.rows, f0]
-        index = np.searchsorted(self.present[f0], level)
-        counts = _class_counts(index, self.solver.y[self.rows], self.solver.w[self.rows], len(self.present[f0]),
-                               self.solver.n_classes)
-        right = np.cumsum(counts, axis=0)[:-1]
-        return int(np.argmax(right.max(axis=1) + (counts.sum(axis=0) - right).max(axis=1)))
-
-    def value(self, f0: int, s: int) -> tuple[NestedSubtree, NestedSubtree]:
-        """The depth-2 optima of the two sides of cut s of chain f0 (left: levels above the cut)."""
-        if (f0, s) not in self.sides:
-            goes_right = self.solver.levels.levels[:, f0] <= self.present[f0][s]
-            self.sides[f0, s] = (self.solver.solve(self.mask & ~goes_right, 2, self.alpha),
-                                 self.solver.solve(self.mask & goes_right, 2, self.alpha))
-            self.evaluated += 1
-        return self.sides[f0, s]
-
-    def bound(self, f0: int, a: int, b: int) -> float:
-        """Upper bound of the value of every cut in [a, b] (module doc), from the evaluated ends."""
-        (left_a, right_a), (left_b, right_b) = self.value(f0, a), self.value(f0, b)
-        moved = self.weight_below[f0][b] - self.weight_below[f0][a]
-        return min(left_a.value + right_b.value, left_a.value + right_a.value + moved,
-                   left_b.value + right_b.value + moved, self.ceiling)
-
-    def better(self, incumbent: NestedSubtree, f0: int, s: int, tol: float) -> NestedSubtree:
-        """The tree with root cut s of chain f0 when strictly better than ``incumbent``, else ``incumbent``."""
-        left, right = self.value(f0, s)
-        if not _preferred(left.value + right.value, left.n_leaves + right.n_leaves, incumbent, tol):
-            return incumbent
-        branch, leaf = {1: (f0, int(self.present[f0][s]))}, {}
-        for node, side in ((2, left), (3, right)):
-            side_branch, side_leaf = side.placed_at(node)
-            branch.update(side_branch)
-            leaf.update(side_leaf)
-        return NestedSubtree(left.value + right.value, left.n_correct + right.n_correct, branch, leaf)
+    def _evaluate(self, feature: _RootFeature, s: int, lo: int, hi: int) -> None:
+        """Search both sides of cut s, the heavier first; the lighter one only for the value that lets the cut
+        beat the best tree, lowered by the weight to the interval's ends (module doc). Records the sides' values
+        or upper bounds and keeps the tree when it is better."""
+        solver, alpha = self.solver, self.alpha
+        goes_right = self.mask & (solver.levels.levels[:, feature.chain] <= feature.level[s])
+        right_weight = float(feature.weight_below[s])
+        sides = [(self.mask & ~goes_right, self.weight - right_weight), (goes_right, right_weight)]
+        heavy = 0 if sides[0][1] >= sides[1][1] else 1
+        light = 1 - heavy
+        trees = [np.full(6, -1, dtype=np.int64), np.full(6, -1, dtype=np.int64)]
+        spread = max(feature.weight_below[s] - feature.weight_below[lo],
+                     feature.weight_below[hi] - feature.weight_below[s])
+        values = [0.0, sides[light][1] - alpha]           # the light side's value can be no more
+        values[0], found = solver._search(sides[heavy][0], alpha, self.best - values[1] - spread, trees[heavy])
+        if found:
+            target = self.best - values[0] - spread
+            if target < values[1]:
+                values[1], found = solver._search(sides[light][0], alpha, target, trees[light])
+            else:
+                found = False
+        self.evaluated += 1
+        feature.left[s], feature.right[s] = (values[0], values[1]) if heavy == 0 else (values[1], values[0])
+        if not found:
+            return
+        value, leaves = values[0] + values[1], _n_leaves(trees[0]) + _n_leaves(trees[1])
+        if value > self.best + self.tol or (value >= self.best - self.tol and leaves < self.leaves):
+            self.best, self.leaves = value, leaves
+            self.tree = (feature.chain, int(feature.level[s]), trees[0], trees[1])
