@@ -75,17 +75,21 @@ def test_univariate_path_is_optimal_over_every_threshold(depth, n_rows, seed):
     assert training_correct(model, frame, y) == best
 
 
-def test_depth_4_takes_paper003_engine_and_matches_streed():
-    """Beyond depth 3 the univariate path is paper 003's engine on SCIP; its tree is as accurate as STreeD's
-    (a dynamic program, independent of odtlib) on every midpoint of the raw data."""
+@pytest.mark.parametrize("depth, estimator", [(4, "ThresholdTreeSearch"), (5, "RegularizedBendOCT")])
+def test_deep_trees_match_streed(depth, estimator):
+    """Depth 4 is still the exact search; beyond it the univariate path is paper 003's engine on SCIP. Both
+    trees are as accurate as STreeD's (a dynamic program, independent of odtlib) on every midpoint of the raw
+    data."""
     from oracles import pystreed_correct
 
     frame, y = mixed_frame(30, 8)
     labels = np.unique(y, return_inverse=True)[1]
-    model = OptimalTreeClassifier(depth=4).fit(frame, y)
-    assert model.path_.estimator == "RegularizedBendOCT" and model.path_.solver == "scip"
+    model = OptimalTreeClassifier(depth=depth).fit(frame, y)
+    assert model.path_.estimator == estimator
+    assert model.path_.solver == ("scip" if estimator == "RegularizedBendOCT" else "none (exact search)")
     assert model.solve_result_.status == "optimal"
-    assert training_correct(model, frame, y) == pystreed_correct(every_threshold_binarisation(frame), labels, 4)
+    assert training_correct(model, frame, y) == pystreed_correct(every_threshold_binarisation(frame), labels,
+                                                                 depth)
 
 
 def test_quantile_path_is_optimal_over_its_thresholds():

@@ -56,10 +56,25 @@ def test_matches_the_exhaustive_search_over_every_threshold(depth, lam, weighted
     assert clf.solve_result_.objective == pytest.approx(best) and clf.solve_result_.gap == 0
 
 
-def test_depth_3_agrees_with_streed_on_a_larger_instance():
-    X, y = random_numeric(120, 3, 12, 2, seed=5)
-    clf = ThresholdTreeSearch(depth=3).fit(X, y)
-    assert int((clf.predict(X) == y).sum()) == pystreed_correct(every_midpoint(X)[0], y, 3)
+@pytest.mark.parametrize("depth, n_rows, seed", [(3, 120, 5), (4, 80, 6), (4, 60, 7)])
+def test_agrees_with_streed_on_larger_instances(depth, n_rows, seed):
+    X, y = random_numeric(n_rows, 3, 12, 3 if seed == 7 else 2, seed=seed)
+    clf = ThresholdTreeSearch(depth=depth).fit(X, y)
+    assert clf.solve_result_.status == "optimal"
+    assert int((clf.predict(X) == y).sum()) == pystreed_correct(every_midpoint(X)[0], y, depth)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_depth_4_matches_the_exhaustive_search(seed):
+    """Depth 4 (root-cut searches nested two levels above the compiled depth-2 search) against the exhaustive
+    recursion, with fractional weights and a leaf penalty on half the seeds."""
+    rng = np.random.default_rng(400 + seed)
+    X, y = random_numeric(12, 2, 5, 2, seed=400 + seed)
+    weights = rng.uniform(0.1, 2, len(y))
+    lam = 0.03 if seed % 2 else 0.0
+    clf = ThresholdTreeSearch(depth=4, leaf_penalty=lam).fit(X, y, sample_weight=weights)
+    best = best_objective_1(every_midpoint(X)[0], y, weights, 4, lam, n_classes=2)
+    assert clf.solve_result_.objective == pytest.approx(best) == objective_1(clf, X, y, weights, lam)
 
 
 def test_an_inner_split_between_two_values_of_one_class_can_be_needed():
@@ -103,14 +118,15 @@ def test_class_weight_balanced_is_the_balanced_sample_weight():
     assert balanced.solve_result_.objective == pytest.approx(explicit.solve_result_.objective)
 
 
-def test_time_limit_returns_the_best_tree_with_its_bound():
+@pytest.mark.parametrize("depth", [3, 4])
+def test_time_limit_returns_the_best_tree_with_its_bound(depth):
     X, y = random_numeric(300, 3, 40, 2, seed=8)
     with pytest.warns(NotProvedOptimalWarning, match="gap"):
-        clf = ThresholdTreeSearch(depth=3, time_limit=1e-6).fit(X, y)
+        clf = ThresholdTreeSearch(depth=depth, time_limit=1e-6).fit(X, y)
     result = clf.solve_result_
     assert result.status == "time_limit" and result.bound > result.objective and result.gap > 0
     assert result.objective == pytest.approx(objective_1(clf, X, y, np.ones(len(y)), 0.0))
-    full = ThresholdTreeSearch(depth=3).fit(X, y).solve_result_
+    full = ThresholdTreeSearch(depth=depth).fit(X, y).solve_result_
     assert result.objective <= full.objective + 1e-12 <= result.bound + 1e-12
 
 
@@ -123,7 +139,7 @@ def test_memory_budget_is_checked_before_allocating():
 def test_bad_parameters_are_refused():
     X, y = random_numeric(10, 2, 3, 2, seed=3)
     with pytest.raises(ValueError, match="depth"):
-        ThresholdTreeSearch(depth=4).fit(X, y)
+        ThresholdTreeSearch(depth=5).fit(X, y)
 
 
 # ------------------------------------------------------------------------------------------ the subroutine

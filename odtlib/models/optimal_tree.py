@@ -8,10 +8,10 @@ the measurements recorded in the ``which_formulation`` notebook and the benches 
 ``splits``                  encoding                                            engine
 ==========================  =================================================  =====================================
 ``"univariate"`` (default), numeric columns as they are (min-max scaled);      :class:`ThresholdTreeSearch`: exact
-depth <= 3                  categories one-hot, two-valued columns one column;  search over every threshold, no MIP
-                            or k quantile thresholds (``"quantile"``)          (the depth-3 bound of paper 003)
+depth <= 4                  categories one-hot, two-valued columns one column;  branch and bound over every
+                            or k quantile thresholds (``"quantile"``)          threshold, no MIP
 ``"univariate"``, depth     numeric columns: x <= t at every midpoint           paper 003's accelerated BendOCT
->= 4                        (``thresholds="all"``) or at k quantiles;           (:class:`RegularizedBendOCT`, its
+>= 5                        (``thresholds="all"``) or at k quantiles;           (:class:`RegularizedBendOCT`, its
                             categories one-hot                                  defaults: path-bound cuts of height
                                                                                 3, polishing, top-down branching)
 ``"subset"``, 2 classes     paper 000's: categories one-hot groups, numeric     :class:`CategoricalODT`, full tree of
@@ -246,8 +246,8 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
                                          max_memory=self.max_memory)
             encoder = UnitScaler(drop_binary=True) if self.thresholds == "all" else self._threshold_encoder()
             path = FitPath("univariate", "ThresholdTreeSearch", "none (exact search)", self._encoder_name(),
-                           reason + f", depth <= {ThresholdTreeSearch.MAX_DEPTH}: the exact search over the sorted "
-                           "thresholds (paper 003's depth-3 bound, which is the optimum at the root)")
+                           reason + f", depth <= {ThresholdTreeSearch.MAX_DEPTH}: the exact branch and bound over the "
+                           "sorted thresholds")
         else:
             engine = RegularizedBendOCT(depth=self.depth, leaf_penalty=self.leaf_penalty, max_memory=self.max_memory,
                                         **common)

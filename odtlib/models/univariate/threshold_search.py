@@ -1,17 +1,17 @@
-"""ThresholdTreeSearch: the optimal tree of depth <= 3 over every threshold of numeric columns, by exact search.
+"""ThresholdTreeSearch: the optimal tree of depth <= 4 over every threshold of numeric columns, by exact search.
 
 Issue 32: exact trees on continuous features. Paper 003's objective
 
     max_T  (correct weight of T) / W  -  λ·leaves(T)                                                    (1)
 
-(W the total weight, |I| without weights) over univariate trees of depth <= 3, where a split is ``x_f <= t`` for
+(W the total weight, |I| without weights) over univariate trees of depth <= 4, where a split is ``x_f <= t`` for
 any threshold t, is solved exactly by the search of :mod:`odtlib.models.univariate.accel.nested_thresholds`: the
-thresholds of one column are nested, so a row is described by its rank among the column's distinct values, the
-depth-2 subtrees come from sorted scans with running counts, and the depth-3 root cut from best-first bisection
-with bounds. Every midpoint between two consecutive distinct values is a candidate, so the tree is optimal over
-every threshold of the data (a 0/1 column has the one threshold 0.5). This is the exact subroutine of paper 003's
-height-3 path bounds applied at the root, where the bound *is* the optimum: no MIP is needed.
-:class:`~odtlib.models.OptimalTreeClassifier` takes this path for univariate trees of depth <= 3.
+thresholds of one column are nested, so a row is described by its rank among the column's distinct values, and
+every split is a cut of the rows sorted by one column. The search is a branch and bound on those cut positions
+(as ConTree's), with a compiled depth-2 search at the bottom. Every midpoint between two consecutive distinct
+values is a candidate, so the tree is optimal over every threshold of the data (a 0/1 column has the one
+threshold 0.5). No MIP is needed. :class:`~odtlib.models.OptimalTreeClassifier` takes this path for univariate
+trees of depth <= 4.
 
 Only the class changes of a column (:class:`~odtlib.encoders.ClassChangeThresholdEncoder`) would not do: they
 keep the optimum of a single split, but an inner split between two values of one same class can be needed
@@ -69,17 +69,18 @@ def _tree_nodes(found: NestedSubtree, thresholds: list[np.ndarray], classes: np.
 
 
 class ThresholdTreeSearch(PointWeightsFit, ODTClassifier):
-    """Optimal tree of depth <= 3 over every threshold of numeric columns, by exact search (module doc).
+    """Optimal tree of depth <= 4 over every threshold of numeric columns, by exact search (module doc).
 
     Parameters
     ----------
-    depth : {1, 2, 3}, default 2
+    depth : {1, 2, 3, 4}, default 2
         Maximum depth (the tree may be sparser when λ > 0 or when a split gains nothing).
     leaf_penalty : float in [0, 1], default 0
         λ of objective (1).
     time_limit : float or None
-        Seconds of the depth-3 search; when it stops early the tree is the best found, ``solve_result_`` has
-        status ``"time_limit"`` with the bound and gap, and a ``NotProvedOptimalWarning`` says so.
+        Seconds of the search (depth >= 3; shallower ones take milliseconds). When it stops early the tree is
+        the best found, ``solve_result_`` has status ``"time_limit"`` with the bound and gap, and a
+        ``NotProvedOptimalWarning`` says so.
     class_weight : None, "balanced" or dict
         Multiplies each point's weight by its class's (as in scikit-learn).
     max_memory : float or None
@@ -106,7 +107,7 @@ class ThresholdTreeSearch(PointWeightsFit, ODTClassifier):
         predict 1  (n=2: 0 0, 1 2)
     """
 
-    MAX_DEPTH = 3
+    MAX_DEPTH = 4
     _parameter_constraints = {
         **shared_constraints(),
         "depth": [Interval(numbers.Integral, 1, MAX_DEPTH, closed="both")],
@@ -130,14 +131,10 @@ class ThresholdTreeSearch(PointWeightsFit, ODTClassifier):
         weights = self._point_weights(y, sample_weight)
         levels, thresholds = _levels(X)
         search = NestedSubtreeSolver(levels, y, len(self.classes_), sample_weight=weights,
-                                     max_memory=self.max_memory)
+                                     max_memory=self.max_memory, max_depth=self.depth)
         total = float(len(y) if weights is None else weights.sum())
         alpha = total * self.leaf_penalty
-        if self.depth == 3:
-            found, bound = search.search_depth3(None, alpha, self.time_limit)
-        else:
-            found = search.solve(None, self.depth, alpha)
-            bound = found.value
+        found, bound = search.search(None, self.depth, alpha, self.time_limit)
         tree = Tree(_tree_nodes(found, thresholds, self.classes_), root=1)
         self.search_stats_ = search.cache_info()
         result = self._result(found.value / total, bound / total, time.perf_counter() - start)

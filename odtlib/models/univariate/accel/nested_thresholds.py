@@ -1,4 +1,4 @@
-"""Exact subtrees of depth <= 3 when the binary columns are nested thresholds of numeric features (issue 32).
+"""Exact subtrees when the binary columns are nested thresholds of numeric features (issue 32).
 
 D2S (:mod:`~odtlib.models.univariate.accel.d2s`, paper 003, Appendix B.1) treats every binary column as unrelated
 to every other, so it counts every *pair* of columns: O(n·F^2) for F columns. On the class-change thresholds
@@ -37,10 +37,13 @@ cut's correct weight plus the weight moved since cannot beat the side's best (th
 The whole depth-2 search is compiled (numba); it starts from the rows' order in each feature, taken from the
 feature orders of all rows, so nothing is sorted per subset.
 
-**Depth 3.** A root cut's sides are depth-2 searches. The heavier side is searched first; the lighter one is
-asked only to beat the value it needs for the cut to beat the best tree, lowered by the weight between the cut
-and the ends of its interval: when it cannot, the similarity bound drops the whole interval at once. A side
-that cannot reach its target is bounded by the target instead of solved.
+**Depth 3 and more.** A root cut's sides are searches one level shallower (depth 2: the compiled search), and
+the search starts from the best subtree one level shallower. Each side is asked only to beat the value it needs
+for the cut to beat the best tree: the heavier side first, assuming the lighter one perfect, then the lighter
+one given the heavier one's value. Both targets are lowered by the weight between the cut and the ends of its
+interval, so that when a side cannot reach its target the similarity bound drops the whole interval at once. A
+side that cannot reach its target is bounded by the target instead of solved. A time limit stops the search
+between root cuts, with the best tree found and the largest bound of the cuts not searched.
 
 Both searches stop as soon as a tree classifies every point with two leaves' penalty or less (no tree with a
 split does better). Ties prefer fewer leaves among the trees evaluated, then the first feature and cut found.
@@ -111,10 +114,7 @@ class NestedSubtree:
 
     def placed_at(self, node: int) -> tuple[dict, dict]:
         """``(branch, leaf)`` with local id m at depth d renumbered ``node * 2^d + (m - 2^d)``."""
-        def moved(m: int) -> int:
-            level = m.bit_length() - 1
-            return node * 2**level + (m - 2**level)
-        return {moved(m): s for m, s in self.branch.items()}, {moved(m): k for m, k in self.leaf.items()}
+        return _placed(self.branch, node), _placed(self.leaf, node)
 
     def apply(self, levels: np.ndarray) -> np.ndarray:
         """Leaf id reached by each row of a levels matrix."""
@@ -124,6 +124,15 @@ class NestedSubtree:
             here = node == m
             node[here] = 2 * m + (levels[here, chain] <= cut)
         return node
+
+
+def _placed(nodes: dict, node: int) -> dict:
+    """A subtree's nodes (local breadth-first ids from 1) renumbered for its root at ``node``: local id m at
+    depth d becomes ``node * 2^d + (m - 2^d)``."""
+    def moved(m: int) -> int:
+        level = m.bit_length() - 1
+        return node * 2**level + (m - 2**level)
+    return {moved(m): value for m, value in nodes.items()}
 
 
 # ---------------------------------------------------------------------------------------------- kernels
@@ -400,15 +409,11 @@ def _branch(tree: np.ndarray) -> dict[int, tuple[int, int]]:
             if tree[2 * i] >= 0 and (node == 1 or tree[0] >= 0)}
 
 
-def _n_leaves(tree: np.ndarray) -> int:
-    return 1 if tree[0] < 0 else 2 + int(tree[2] >= 0) + int(tree[4] >= 0)
-
-
 # ---------------------------------------------------------------------------------------------- solver
 @dataclass(frozen=True)
 class NestedCacheInfo:
     """Cache statistics of a :class:`NestedSubtreeSolver` (as ``functools.lru_cache``'s, plus the seconds of
-    cold solves and, for depth 3, the root cuts whose sides were searched)."""
+    cold solves and, for depth >= 3, the root cuts of the outermost search whose sides were searched)."""
 
     hits: int
     misses: int
@@ -419,7 +424,7 @@ class NestedCacheInfo:
 
 
 class NestedSubtreeSolver:
-    """Optimal subtrees of depth <= 3 on nested levels (module doc), memoised by sample set.
+    """Optimal subtrees of depth <= ``max_depth`` on nested levels (module doc), memoised by sample set.
 
     ``solve(samples, depth, leaf_penalty)`` returns a :class:`NestedSubtree`. Memory is sized before anything is
     allocated (:meth:`working_bytes`); a :class:`MemoryBudgetError` names the size when a search does not fit
@@ -427,8 +432,9 @@ class NestedSubtreeSolver:
     """
 
     def __init__(self, levels: NestedLevels, y: Any, n_classes: int, sample_weight: Any = None,
-                 maxsize: int = 4096, max_memory: float | None = None) -> None:
+                 maxsize: int = 4096, max_memory: float | None = None, max_depth: int = 3) -> None:
         self.levels = levels
+        self.max_depth = int(max_depth)
         self.y = np.asarray(y, dtype=np.int64)
         self.n_classes = int(n_classes)
         if self.y.shape != (levels.n_samples,):
@@ -443,12 +449,13 @@ class NestedSubtreeSolver:
         self._seconds = 0.0
 
     def working_bytes(self) -> int:
-        """Peak bytes of a search, in numbers of 8 bytes for n rows and p features: the levels, their writable
-        copy and the feature orders (3·n·p); a depth-3 search's root cuts with their bounds (4·n·p); a depth-2
-        search's rows in feature order, cuts and bounds (5·n·p) and its queue of intervals (8·n); and per-row
-        masks and sides (16·n bytes)."""
+        """Peak bytes of a search of depth ``max_depth``, in numbers of 8 bytes for n rows and p features: the
+        levels, their writable copy and the feature orders (3·n·p); the root cuts with their bounds of each
+        search level above 2 (4·n·p each); a depth-2 search's rows in feature order, cuts and bounds (5·n·p) and
+        its queue of intervals (8·n); and per-row masks and sides (16·n bytes per level)."""
         n, p = self.levels.levels.shape
-        return _FLOAT * (12 * n * p + 8 * n) + 16 * n
+        levels_above_2 = max(self.max_depth - 2, 0)
+        return _FLOAT * ((8 + 4 * levels_above_2) * n * p + 8 * n) + 16 * n * max(self.max_depth, 1)
 
     def _fitted_cache_size(self, maxsize: int) -> int:
         """``maxsize`` lowered so that the cache (a key of n/8 bytes and ~1 KiB of objects per entry) and a search
@@ -465,28 +472,39 @@ class NestedSubtreeSolver:
 
     # -------------------------------------------------------------- public
     def solve(self, samples: Any = None, depth: int = 2, leaf_penalty: float = 0.0) -> NestedSubtree:
-        """The optimal subtree of depth <= ``depth`` (0..3) on the rows ``samples`` (mask, indices or None)."""
+        """The optimal subtree of depth <= ``depth`` (0..``max_depth``) on the rows ``samples`` (mask, indices or
+        None)."""
+        self._check_depth(depth)
         mask = self._mask(samples)
         key = SubsetCache.key(mask, int(depth), float(leaf_penalty))
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         start = time.perf_counter()
-        if depth == 3:
-            result = self._depth3_search(mask, float(leaf_penalty), None)[0]
+        if depth >= 3:
+            result = self._deep_search(mask, int(depth), float(leaf_penalty), None)[0]
         else:
-            result = self._shallow(mask, int(depth), float(leaf_penalty))
+            branch = self._subtree(mask, int(depth), float(leaf_penalty), -np.inf, None)[2]
+            result = self._labelled(np.flatnonzero(mask), branch, float(leaf_penalty))
         self._seconds += time.perf_counter() - start
         self._cache.put(key, result)
         return result
 
-    def search_depth3(self, samples: Any = None, leaf_penalty: float = 0.0, time_limit: float | None = None
-                      ) -> tuple[NestedSubtree, float]:
-        """The depth-3 search (module doc) with a time limit: (best subtree found, upper bound of the optimal
-        value). The bound equals the subtree's value when the search finished; after ``time_limit`` seconds it
-        is the largest bound of the root cuts not yet searched."""
+    def search(self, samples: Any = None, depth: int = 3, leaf_penalty: float = 0.0,
+               time_limit: float | None = None) -> tuple[NestedSubtree, float]:
+        """The search of :meth:`solve` with a time limit: (best subtree found, upper bound of the optimal value).
+        The bound equals the subtree's value when the search finished; after ``time_limit`` seconds it is the
+        largest bound of the root cuts not yet searched (depths >= 3; shallower searches take milliseconds)."""
+        self._check_depth(depth)
+        if depth <= 2:
+            found = self.solve(samples, depth, leaf_penalty)
+            return found, found.value
         deadline = None if time_limit is None else time.perf_counter() + time_limit
-        return self._depth3_search(self._mask(samples), float(leaf_penalty), deadline)
+        return self._deep_search(self._mask(samples), int(depth), float(leaf_penalty), deadline)
+
+    def _check_depth(self, depth: int) -> None:
+        if not 0 <= depth <= self.max_depth:
+            raise ValueError(f"depth must be in 0..{self.max_depth} (the solver's max_depth), got {depth}")
 
     def cache_info(self) -> NestedCacheInfo:
         return NestedCacheInfo(self._cache.hits, self._cache.misses, len(self._cache), self.maxsize, self._seconds,
@@ -512,16 +530,6 @@ class NestedSubtreeSolver:
         return _depth2_search(mask, self._orders, self._levels, self.y, self.w, self.n_classes, alpha,
                               target, self._tol(mask), tree)
 
-    def _shallow(self, mask: np.ndarray, depth: int, alpha: float) -> NestedSubtree:
-        """D2S's value (paper 003, eq. (40)) on levels for depth <= 2: leaf, stump, three-leaf and full trees."""
-        tree = np.full(6, -1, dtype=np.int64)
-        if depth == 1:
-            _depth1_search(mask, self._orders, self._levels, self.y, self.w, self.n_classes, alpha,
-                           self._tol(mask), tree)
-        elif depth == 2:
-            self._search(mask, alpha, -np.inf, tree)
-        return self._labelled(np.flatnonzero(mask), _branch(tree), alpha)
-
     def _labelled(self, rows: np.ndarray, branch: dict[int, tuple[int, int]], alpha: float) -> NestedSubtree:
         """The subtree with cuts ``branch``, each leaf labelled with its heaviest class (smallest on ties), and
         its value recounted from the rows."""
@@ -532,29 +540,59 @@ class NestedSubtreeSolver:
         return NestedSubtree(correct - alpha * len(leaves), correct, dict(branch),
                              {m: int(counts[m].argmax()) for m in leaves})
 
-    # -------------------------------------------------------------- depth 3
-    def _depth3_search(self, mask: np.ndarray, alpha: float, deadline: float | None
-                       ) -> tuple[NestedSubtree, float]:
-        """The optimal subtree of depth <= 3: the depth-2 optimum unless a root cut with depth-2 sides is strictly
-        better, found by bounded bisection of each root feature's cuts (module doc). Returns (subtree, bound)."""
-        search = _RootCutSearch(self, mask, alpha, self.solve(mask, 2, alpha))
+    # -------------------------------------------------------------- depth >= 3
+    def _subtree(self, mask: np.ndarray, depth: int, alpha: float, target: float, deadline: float | None
+                 ) -> tuple[float, bool, dict[int, tuple[int, int]]]:
+        """The best subtree of depth <= ``depth`` of the rows of ``mask`` whose value beats ``target``: (value,
+        found, cuts on local ids) as in ``_depth2_search``; deeper than 2, a root-cut search whose sides are
+        searched the same way one level down. Raises :class:`_TimeUp` past ``deadline``."""
+        if depth <= 2:
+            tree = np.full(6, -1, dtype=np.int64)
+            if depth == 2:
+                value, found = self._search(mask, alpha, target, tree)
+            else:
+                value, found = self._shallow_value(mask, depth, alpha, target, tree)
+            return value, found, _branch(tree)
+        search = _RootCutSearch(self, mask, depth, alpha, target, deadline)
+        if not search.run():
+            raise _TimeUp
+        return search.best, search.found, search.branch
+
+    def _shallow_value(self, mask: np.ndarray, depth: int, alpha: float, target: float, tree: np.ndarray
+                       ) -> tuple[float, bool]:
+        """``_subtree`` at depth 0 or 1."""
+        if depth == 1:
+            value = _depth1_search(mask, self._orders, self._levels, self.y, self.w, self.n_classes, alpha,
+                                   self._tol(mask), tree)
+        else:
+            value = float(np.bincount(self.y[mask], weights=self.w[mask], minlength=self.n_classes).max()) - alpha
+        return (value, True) if value >= target else (target, False)
+
+    def _deep_search(self, mask: np.ndarray, depth: int, alpha: float, deadline: float | None
+                     ) -> tuple[NestedSubtree, float]:
+        """The optimal subtree of depth <= ``depth`` (>= 3): (subtree, upper bound of the optimal value). The
+        bound equals the value when the search finished. When ``deadline`` passes it is the largest bound of the
+        root cuts not yet searched, and the subtree is the best found (at least the depth-2 optimum)."""
+        rows = np.flatnonzero(mask)
         try:
-            search.run(deadline)
+            search = _RootCutSearch(self, mask, depth, alpha, -np.inf, deadline)
+        except _TimeUp:                           # not even the depth-1 shallower optimum in time
+            fallback = self.solve(mask, 2, alpha)
+            return fallback, max(fallback.value, float(self.w[mask].sum()) - 2 * alpha)
+        try:
+            search.run()
         finally:
             self._root_cuts += search.evaluated
-        rows = np.flatnonzero(mask)
-        if search.tree is None:
-            return search.incumbent, search.bound
-        chain, level, left, right = search.tree
-        branch = {1: (chain, level)}
-        for node, side in ((2, left), (3, right)):
-            branch.update(NestedSubtree(0.0, 0.0, _branch(side)).placed_at(node)[0])
-        return self._labelled(rows, branch, alpha), search.bound
+        return self._labelled(rows, search.branch, alpha), search.bound
+
+
+class _TimeUp(Exception):
+    """The deadline passed inside a nested root-cut search, whose result would not be exact."""
 
 
 @dataclass
 class _RootFeature:
-    """The cuts of one root feature in a depth-3 search: each cut's level, the weight at or below it, and upper
+    """The cuts of one root feature in a root-cut search: each cut's level, the weight at or below it, and upper
     bounds of both sides' values at the evaluated cuts."""
 
     chain: int
@@ -574,14 +612,14 @@ class _RootFeature:
 
 
 class _RootCutSearch:
-    """One depth-3 search (module doc): a queue of intervals of root cuts on every feature, each evaluated cut's
-    sides searched by the compiled depth-2 search with the targets that make the cut matter."""
+    """One search for a subtree of depth >= 3 (module doc): the best subtree one level shallower, then a queue of
+    intervals of root cuts on every feature, each evaluated cut's sides searched one level down with the
+    targets that make the cut matter. ``best``/``found``/``branch``: as ``NestedSubtreeSolver._subtree``."""
 
-    def __init__(self, solver: NestedSubtreeSolver, mask: np.ndarray, alpha: float, incumbent: NestedSubtree
-                 ) -> None:
-        self.solver, self.mask, self.alpha = solver, mask, alpha
-        self.incumbent, self.best, self.leaves = incumbent, incumbent.value, incumbent.n_leaves
-        self.tree: tuple | None = None                 # (chain, level, left tree, right tree) of a better root cut
+    def __init__(self, solver: NestedSubtreeSolver, mask: np.ndarray, depth: int, alpha: float, target: float,
+                 deadline: float | None) -> None:
+        self.solver, self.mask, self.depth, self.alpha, self.deadline = solver, mask, depth, alpha, deadline
+        self.best, self.found, self.branch = solver._subtree(mask, depth - 1, alpha, target, deadline)
         self.weight = float(solver.w[mask].sum())
         self.tol = solver._tol(mask)
         self.ceiling = self.weight - 2 * alpha           # a root cut at best classifies every point
@@ -593,21 +631,26 @@ class _RootCutSearch:
                          for chain in range(solver.levels.n_chains)]
         self.features = [feature for feature in self.features if len(feature.level)]
 
-    def run(self, deadline: float | None) -> None:
-        """Each feature's stump cut, then the intervals on both sides of it, first in first out."""
+    def run(self) -> bool:
+        """Each feature's stump cut, then the intervals on both sides of it, first in first out. False when the
+        deadline stopped the search (``bound``: the largest bound of the cuts not searched)."""
         queue = deque((feature, feature.stump, feature.stump, -1, -1) for feature in self.features)
         while queue and self.best < self.ceiling - self.tol:
-            if deadline is not None and time.perf_counter() > deadline:
-                self.bound = max([self.best] + [feature.bound(lo, hi, a, b, self.weight, self.alpha)
-                                                for feature, lo, hi, a, b in queue])
-                return
-            feature, lo, hi, a, b = queue.popleft()
+            interval = queue.popleft()
+            feature, lo, hi, a, b = interval
             lo, hi = _shrunk(feature.weight_below, feature.left, feature.right, lo, hi, a, b, self.weight,
                              self.alpha, self.best, self.tol)
             if lo > hi:
                 continue
             mid = (lo + hi) // 2
-            self._evaluate(feature, mid, lo, hi)
+            try:
+                self._timed()
+                self._evaluate(feature, mid, lo, hi)
+            except _TimeUp:
+                queue.appendleft(interval)
+                self.bound = max([self.best] + [feature.bound(lo, hi, a, b, self.weight, self.alpha)
+                                                for feature, lo, hi, a, b in queue])
+                return False
             if a == b == -1:                                # the stump cut: then the cuts on both sides of it
                 lo, hi = 0, len(feature.level) - 1
             if lo < mid:
@@ -615,33 +658,41 @@ class _RootCutSearch:
             if mid < hi:
                 queue.append((feature, mid + 1, hi, mid, b))
         self.bound = self.best
+        return True
+
+    def _timed(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise _TimeUp
 
     def _evaluate(self, feature: _RootFeature, s: int, lo: int, hi: int) -> None:
         """Search both sides of cut s, the heavier first; the lighter one only for the value that lets the cut
-        beat the best tree, lowered by the weight to the interval's ends (module doc). Records the sides' values
-        or upper bounds and keeps the tree when it is better."""
+        beat the best tree; both targets lowered by the weight to the interval's ends (module doc). Records the
+        sides' values or upper bounds and keeps the tree when it is better."""
         solver, alpha = self.solver, self.alpha
         goes_right = self.mask & (solver.levels.levels[:, feature.chain] <= feature.level[s])
         right_weight = float(feature.weight_below[s])
         sides = [(self.mask & ~goes_right, self.weight - right_weight), (goes_right, right_weight)]
         heavy = 0 if sides[0][1] >= sides[1][1] else 1
         light = 1 - heavy
-        trees = [np.full(6, -1, dtype=np.int64), np.full(6, -1, dtype=np.int64)]
         spread = max(feature.weight_below[s] - feature.weight_below[lo],
                      feature.weight_below[hi] - feature.weight_below[s])
-        values = [0.0, sides[light][1] - alpha]           # the light side's value can be no more
-        values[0], found = solver._search(sides[heavy][0], alpha, self.best - values[1] - spread, trees[heavy])
+        values, branches = [0.0, sides[light][1] - alpha], [{}, {}]     # the light side's value is no more
+        values[0], found, branches[heavy] = solver._subtree(sides[heavy][0], self.depth - 1, alpha,
+                                                            self.best - values[1] - spread, self.deadline)
         if found:
             target = self.best - values[0] - spread
             if target < values[1]:
-                values[1], found = solver._search(sides[light][0], alpha, target, trees[light])
+                values[1], found, branches[light] = solver._subtree(sides[light][0], self.depth - 1, alpha, target,
+                                                                    self.deadline)
             else:
                 found = False
         self.evaluated += 1
         feature.left[s], feature.right[s] = (values[0], values[1]) if heavy == 0 else (values[1], values[0])
         if not found:
             return
-        value, leaves = values[0] + values[1], _n_leaves(trees[0]) + _n_leaves(trees[1])
-        if value > self.best + self.tol or (value >= self.best - self.tol and leaves < self.leaves):
-            self.best, self.leaves = value, leaves
-            self.tree = (feature.chain, int(feature.level[s]), trees[0], trees[1])
+        value, leaves = values[0] + values[1], len(branches[0]) + len(branches[1]) + 2
+        if value > self.best + self.tol or (self.found and value >= self.best - self.tol
+                                            and leaves < len(self.branch) + 1):
+            self.best, self.found = value, True
+            self.branch = {1: (feature.chain, int(feature.level[s])), **_placed(branches[0], 2),
+                           **_placed(branches[1], 3)}
