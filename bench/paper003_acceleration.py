@@ -22,6 +22,8 @@ the model and the warm start come on top, so the grace must cover them). Methods
 * ``accel-highs``: the accelerated defaults on HiGHS (no callbacks: path-bound and fractional Benders cuts in
   root LP rounds, then the Benders restart loop; no in-search polishing);
 * ``flow-highs``: the compact RegularizedFlowOCT on HiGHS (no callbacks);
+* ``search``: :class:`~odtlib.models.ThresholdTreeSearch`, the exact branch and bound over the 0/1 columns (each
+  a feature with one threshold) that ``OptimalTreeClassifier`` takes up to depth 4: no MIP, no Pyomo model;
 * ``pystreed``: STreeD's dynamic program (cost-complex-accuracy, cost_complexity = λ, max_depth = D), whose
   tree is scored as ``accuracy - λ·leaves``. It runs first on every instance and is the reference: the
   ``= streed`` column says whether a method's objective equals its optimum within 1e-6 (``yes``/``NO``
@@ -67,6 +69,7 @@ OURS = {   # method -> (estimator, solver, switches)
     "accel-nopbcp-scip": ("RegularizedBendOCT", "scip", {"path_bound_cuts": False}),
     "accel-highs": ("RegularizedBendOCT", "highs", {}),
     "flow-highs": ("RegularizedFlowOCT", "highs", {}),
+    "search": ("ThresholdTreeSearch", None, {}),
 }
 METHODS = ("pystreed", *OURS)
 SCIP_METHODS = [m for m, (_, solver, _) in OURS.items() if solver == "scip"]
@@ -100,8 +103,8 @@ def run_ours(method: str, X, y, depth: int, lam: float, time_limit: float) -> di
     from odtlib import models
 
     cls_name, solver, switches = OURS[method]
-    est = getattr(models, cls_name)(depth=depth, leaf_penalty=lam, solver=solver, time_limit=time_limit,
-                                    threads=1, random_state=0, **switches)
+    mip = {} if solver is None else dict(solver=solver, threads=1, random_state=0)     # the search has no solver
+    est = getattr(models, cls_name)(depth=depth, leaf_penalty=lam, time_limit=time_limit, **mip, **switches)
     start = time.perf_counter()
     est.fit(X, y)
     wall = time.perf_counter() - start

@@ -160,6 +160,29 @@ def test_nested_levels_agree_with_d2s_on_the_binary_columns(seed):
             assert nested.solve(None, depth, alpha).value == pytest.approx(pairs.solve(None, depth, alpha).value)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_pair_counts_on_0_1_features_agree_with_the_scans(seed):
+    """Toggle: on 0/1 features the solver takes subtrees of depth <= 3 from D2S's pair and triple counts; the
+    scans (pair_counts=False) give the same optimal values at depths 0-4, with weights and a penalty."""
+    rng = np.random.default_rng(500 + seed)
+    n = int(rng.integers(12, 40))
+    binary = rng.integers(0, 2, size=(n, int(rng.integers(2, 6))))
+    y = rng.integers(0, 2 + seed % 2, n)
+    weights = rng.uniform(0.05, 1.0, n) if seed % 3 else None
+    levels = NestedLevels(1 - binary, np.ones(binary.shape[1], dtype=int))      # level 0: the column is 1
+    counts = NestedSubtreeSolver(levels, y, int(y.max()) + 1, sample_weight=weights, max_depth=4)
+    scans = NestedSubtreeSolver(levels, y, int(y.max()) + 1, sample_weight=weights, max_depth=4, pair_counts=False)
+    assert counts._pairs is not None and scans._pairs is None
+    for depth in range(5):
+        for alpha in (0.0, 0.05):
+            assert counts.solve(None, depth, alpha).value == pytest.approx(scans.solve(None, depth, alpha).value)
+
+
+def test_pair_counts_need_0_1_features():
+    with pytest.raises(ValueError, match="0/1 features"):
+        NestedSubtreeSolver(NestedLevels(np.array([[0], [1], [2]]), [2]), [0, 1, 0], 2, pair_counts=True)
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_depth_3_search_agrees_with_the_d2s_scan_under_fractional_weights(seed):
     """The bounded bisection over root cuts against the depth-3 scan of D2S (every root column, no bounds), with

@@ -3,8 +3,9 @@
 One module per formulation: :mod:`.oct` (big-M OCT), :mod:`.binoct` (BinOCT), :mod:`.flowoct` (problem (1),
 the max-flow model), :mod:`.bendersoct` (its Benders decomposition, cuts in :mod:`.benders_cuts`),
 :mod:`.regularized_flowoct` and :mod:`.regularized_bendoct` (paper 003's accuracy-minus-leaves models), with
-paper 003's accelerations as plug-ins in :mod:`.accel`; :mod:`.threshold_search` solves the same objective to depth 3
-without a MIP when the columns are nested thresholds (the depth-3 bound of :mod:`.accel.nested_thresholds`). Shared inside the family: the flow-tree indexing
+paper 003's accelerations as plug-ins in :mod:`.accel`; :mod:`.threshold_search` solves the same objective to
+depth 4 without a MIP when the columns are nested thresholds (the branch and bound of
+:mod:`.accel.nested_thresholds`). Shared inside the family: the flow-tree indexing
 (``_flow_tree``), the flow-model estimator and formulation bases (``_flow_model``), paper 003's sparse tree and
 bases (``_sparse_tree``, ``_regularized``) and the accelerated engine that lets FlowOCT/BendersOCT use paper 003's
 solver (``_accelerated_engine``: an adapter that supplies paper 003's hooks to the one fit pipeline).

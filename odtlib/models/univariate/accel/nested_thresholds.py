@@ -45,6 +45,12 @@ interval, so that when a side cannot reach its target the similarity bound drops
 side that cannot reach its target is bounded by the target instead of solved. A time limit stops the search
 between root cuts, with the best tree found and the largest bound of the cuts not searched.
 
+**0/1 features.** When every feature has a single threshold, each has one cut, and scanning the rows once per
+root cut is the slow way to count: D2S's pair and triple counts
+(:class:`~odtlib.models.univariate.accel.d2s.Depth2Solver`) score every root feature at once (kr-vs-kp, 38
+columns, depth 3: 0.02-0.04 s against 1.6 s for the scans). The solver then takes subtrees of depth <= 3 from
+D2S (which is exact) and searches root cuts only above that depth.
+
 Both searches stop as soon as a tree classifies every point with two leaves' penalty or less (no tree with a
 split does better). Ties prefer fewer leaves among the trees evaluated, then the first feature and cut found.
 """
@@ -59,7 +65,7 @@ import numba
 import numpy as np
 
 from odtlib.models._resources import MemoryBudgetError, format_bytes, resolve_max_memory
-from odtlib.models.univariate.accel.d2s import SubsetCache
+from odtlib.models.univariate.accel.d2s import Depth2Solver, SubsetCache
 
 __all__ = ["NestedLevels", "NestedSubtree", "NestedSubtreeSolver"]
 
@@ -428,11 +434,14 @@ class NestedSubtreeSolver:
 
     ``solve(samples, depth, leaf_penalty)`` returns a :class:`NestedSubtree`. Memory is sized before anything is
     allocated (:meth:`working_bytes`); a :class:`MemoryBudgetError` names the size when a search does not fit
-    ``max_memory`` (None: a quarter of the machine's memory).
+    ``max_memory`` (None: a quarter of the machine's memory). ``pair_counts`` (None: when every feature is 0/1)
+    takes subtrees of depth <= 3 from D2S's pair and triple counts instead of the scans (module doc); False
+    keeps the scans, the toggle the tests compare.
     """
 
     def __init__(self, levels: NestedLevels, y: Any, n_classes: int, sample_weight: Any = None,
-                 maxsize: int = 4096, max_memory: float | None = None, max_depth: int = 3) -> None:
+                 maxsize: int = 4096, max_memory: float | None = None, max_depth: int = 3,
+                 pair_counts: bool | None = None) -> None:
         self.levels = levels
         self.max_depth = int(max_depth)
         self.y = np.asarray(y, dtype=np.int64)
@@ -447,6 +456,20 @@ class NestedSubtreeSolver:
         self._cache = SubsetCache(self.maxsize)
         self._root_cuts = 0
         self._seconds = 0.0
+        binary = levels.n_chains > 0 and bool((levels.n_cuts <= 1).all())
+        if pair_counts and not binary:
+            raise ValueError("pair_counts=True needs 0/1 features (at most one threshold each); leave it None")
+        self._pairs = self._pair_counts() if binary and pair_counts is not False else None
+
+    def _pair_counts(self) -> Depth2Solver | None:
+        """D2S on the 0/1 columns of the features, for subtrees of depth <= 3 (module doc: binary features), or
+        None when its count arrays do not fit the memory left."""
+        binary = (self.levels.levels == 0).astype(np.int8)      # 1: at or below the one threshold (goes right)
+        try:
+            return Depth2Solver(binary, self.y, self.w, self.n_classes,
+                                max_memory=max(self.max_memory - self.working_bytes(), 1))
+        except MemoryBudgetError:
+            return None
 
     def working_bytes(self) -> int:
         """Peak bytes of a search of depth ``max_depth``, in numbers of 8 bytes for n rows and p features: the
@@ -546,6 +569,10 @@ class NestedSubtreeSolver:
         """The best subtree of depth <= ``depth`` of the rows of ``mask`` whose value beats ``target``: (value,
         found, cuts on local ids) as in ``_depth2_search``; deeper than 2, a root-cut search whose sides are
         searched the same way one level down. Raises :class:`_TimeUp` past ``deadline``."""
+        if self._pairs is not None and depth <= self._pairs.max_depth:
+            found = self._pairs.solve(mask, depth, alpha)
+            branch = {node: (int(chain), 0) for node, chain in found.subtree.branch.items()}
+            return (found.value, True, branch) if found.value >= target else (target, False, {})
         if depth <= 2:
             tree = np.full(6, -1, dtype=np.int64)
             if depth == 2:
