@@ -24,6 +24,8 @@ the model and the warm start come on top, so the grace must cover them). Methods
 * ``flow-highs``: the compact RegularizedFlowOCT on HiGHS (no callbacks);
 * ``search``: :class:`~odtlib.models.ThresholdTreeSearch`, the exact branch and bound over the 0/1 columns (each
   a feature with one threshold) that ``OptimalTreeClassifier`` takes up to depth 4: no MIP, no Pyomo model;
+* ``optimal-tree``: :class:`~odtlib.models.OptimalTreeClassifier` with its defaults (its encoding and the path it
+  picks: here the search), so that its own overhead is in the time;
 * ``pystreed``: STreeD's dynamic program (cost-complex-accuracy, cost_complexity = λ, max_depth = D), whose
   tree is scored as ``accuracy - λ·leaves``. It runs first on every instance and is the reference: the
   ``= streed`` column says whether a method's objective equals its optimum within 1e-6 (``yes``/``NO``
@@ -70,6 +72,7 @@ OURS = {   # method -> (estimator, solver, switches)
     "accel-highs": ("RegularizedBendOCT", "highs", {}),
     "flow-highs": ("RegularizedFlowOCT", "highs", {}),
     "search": ("ThresholdTreeSearch", None, {}),
+    "optimal-tree": ("OptimalTreeClassifier", None, {}),
 }
 METHODS = ("pystreed", *OURS)
 SCIP_METHODS = [m for m, (_, solver, _) in OURS.items() if solver == "scip"]
