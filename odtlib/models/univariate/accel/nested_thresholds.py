@@ -163,6 +163,12 @@ def _rows_in_order(orders, mask):
 
 
 @numba.njit(cache=True)
+def _tolerance(weight):
+    """Values closer than this are equal: a relative 1e-9 of the rows' total weight."""
+    return 1e-9 * max(1.0, weight)
+
+
+@numba.njit(cache=True)
 def _two_leaves(below, total):
     """Correct weight of a cut into two leaves, each predicting its heaviest class."""
     right_max, left_max = 0.0, 0.0
@@ -307,7 +313,7 @@ def _push(queue, tail, lo, hi, a, b):
 
 
 @numba.njit(cache=True)
-def _depth2_search(mask, orders, levels, y, w, n_classes, alpha, target, tol, tree):
+def _depth2_search(mask, orders, levels, y, w, n_classes, alpha, target, tree):
     """The best subtree of depth <= 2 of the rows of ``mask`` whose value beats ``target`` (module doc).
 
     Each feature's stump cut is evaluated first; then the features are searched from the best stump down.
@@ -321,6 +327,7 @@ def _depth2_search(mask, orders, levels, y, w, n_classes, alpha, target, tol, tr
     for r in range(len(mask)):
         if mask[r]:
             total[y[r]] += w[r]
+    tol = _tolerance(total.sum())
     state = np.empty(3)                                   # best value, its leaves, found (1.0) or not (0.0)
     state[0], state[1], state[2] = total.max() - alpha, 1.0, 1.0
     if state[0] < target:
@@ -388,7 +395,7 @@ def _try_cut(sorted_rows, levels, chain, s, cut_level, left, right, y, w, n_clas
 
 
 @numba.njit(cache=True)
-def _depth1_search(mask, orders, levels, y, w, n_classes, alpha, tol, tree):
+def _depth1_search(mask, orders, levels, y, w, n_classes, alpha, tree):
     """The best subtree of depth <= 1 of the rows of ``mask``: writes (chain, level) of its split into
     ``tree[:2]`` (-1: a leaf) and returns its value."""
     sorted_rows = _rows_in_order(orders, mask)
@@ -398,7 +405,7 @@ def _depth1_search(mask, orders, levels, y, w, n_classes, alpha, tol, tree):
         if mask[r]:
             totals[0, y[r]] += w[r]
     split = np.empty((2, 2), dtype=np.int64)
-    value = _leaf_splits(sorted_rows, levels, side, totals, y, w, alpha, tol, split)[0]
+    value = _leaf_splits(sorted_rows, levels, side, totals, y, w, alpha, _tolerance(totals.sum()), split)[0]
     tree[0], tree[1] = split[0, 0], split[0, 1]
     return value
 
@@ -545,13 +552,10 @@ class NestedSubtreeSolver:
         mask[samples.astype(np.int64)] = True
         return mask
 
-    def _tol(self, mask: np.ndarray) -> float:
-        return 1e-9 * max(1.0, float(self.w[mask].sum()))
-
     def _search(self, mask: np.ndarray, alpha: float, target: float, tree: np.ndarray) -> tuple[float, bool]:
         """The compiled depth-2 search (``_depth2_search``) of the rows of ``mask``."""
         return _depth2_search(mask, self._orders, self._levels, self.y, self.w, self.n_classes, alpha,
-                              target, self._tol(mask), tree)
+                              target, tree)
 
     def _labelled(self, rows: np.ndarray, branch: dict[int, tuple[int, int]], alpha: float) -> NestedSubtree:
         """The subtree with cuts ``branch``, each leaf labelled with its heaviest class (smallest on ties), and
@@ -589,8 +593,7 @@ class NestedSubtreeSolver:
                        ) -> tuple[float, bool]:
         """``_subtree`` at depth 0 or 1."""
         if depth == 1:
-            value = _depth1_search(mask, self._orders, self._levels, self.y, self.w, self.n_classes, alpha,
-                                   self._tol(mask), tree)
+            value = _depth1_search(mask, self._orders, self._levels, self.y, self.w, self.n_classes, alpha, tree)
         else:
             value = float(np.bincount(self.y[mask], weights=self.w[mask], minlength=self.n_classes).max()) - alpha
         return (value, True) if value >= target else (target, False)
@@ -648,7 +651,7 @@ class _RootCutSearch:
         self.solver, self.mask, self.depth, self.alpha, self.deadline = solver, mask, depth, alpha, deadline
         self.best, self.found, self.branch = solver._subtree(mask, depth - 1, alpha, target, deadline)
         self.weight = float(solver.w[mask].sum())
-        self.tol = solver._tol(mask)
+        self.tol = _tolerance(self.weight)
         self.ceiling = self.weight - 2 * alpha           # a root cut at best classifies every point
         self.evaluated = 0
         self.bound = self.best
