@@ -32,14 +32,19 @@ the model and the warm start come on top, so the grace must cover them). Methods
   for a proven optimum, ``inc ok``/``inc worse`` for a time-limited incumbent).
 
 Printed: the table (status, objective, bound, seconds = wall time of ``fit``), the number of instances each
-method proves, each method's wall time over STreeD's per instance (and per depth the median and largest ratio), the median speed-up of each accelerated SCIP method over bendoct-scip on the instances
-bendoct-scip proves (and the paper's measure: how soon it proves as many instances as plain does in the limit), and
-"where the time goes" for the SCIP methods: prep (Pyomo model, EQP sets, CART + polished warm start: the
+method proves, each method's wall time over STreeD's per instance (and per depth the median and largest ratio),
+the median speed-up of each accelerated SCIP method over bendoct-scip on the instances bendoct-scip proves
+(and the paper's measure: how soon it proves as many instances as plain does in the limit), and "where the time
+goes" for the SCIP methods: prep (Pyomo model, EQP sets, CART + polished warm start: the
 part of ``fit`` outside ``solve``), build (standard form), hand-off, SCIP total (``solve_time``) and, inside
 it, the Python callbacks by kind (lazy / cut / heuristic, from ``SolveResult.extra["callback_seconds"]``)
 and SCIP's own share; D2S seconds (cold D2S solves, wherever they ran: warm-start polishing, PBCP in the cut
 callback, polishing in the heuristic); nodes, lazy rows, cuts. Rows go to
 ``bench/results/paper003_acceleration_<UTC timestamp>.csv`` as they finish.
+
+``--in-process`` runs the fast methods (pystreed, search, optimal-tree) in this process instead, side by side:
+on each instance every method once after the other, ``--rounds`` times (column ``round``); the summary takes each
+method's median round, so that every ratio to STreeD is measured under the same load.
 
 Usage::
 
@@ -77,7 +82,7 @@ OURS = {   # method -> (estimator, solver, switches)
 METHODS = ("pystreed", *OURS)
 SCIP_METHODS = [m for m, (_, solver, _) in OURS.items() if solver == "scip"]
 KINDS = ("lazy", "cut", "heuristic")
-FIELDS = ["dataset", "depth", "lam", "method", "time_limit", "status", "objective", "bound", "wall_s",
+FIELDS = ["dataset", "depth", "lam", "method", "round", "time_limit", "status", "objective", "bound", "wall_s",
           "prep_s", "build_s", "handoff_s", "solve_s", "lazy_s", "cut_s", "heuristic_s", "lazy_calls",
           "cut_calls", "heuristic_calls", "d2s_s", "d2s_calls", "d2s_hits", "nodes", "n_lazy", "n_cuts",
           "heuristic_solutions", "reference", "check", "message"]
@@ -137,16 +142,21 @@ def warm_up(method: str, depth: int) -> None:
         run_ours(method, X, y.astype(np.int64), depth, 0.01, 10)
 
 
+def timed_fit(method: str, X, y, depth: int, lam: float, time_limit: float) -> dict:
+    """One fit of ``method``: its status, objective, bound and wall time (and, for ours, where the time went)."""
+    if method == "pystreed":
+        start = time.perf_counter()
+        out = run_streed(X, y, depth, lam, time_limit)
+        out["wall_s"] = time.perf_counter() - start
+        return out
+    return run_ours(method, X, y, depth, lam, time_limit)
+
+
 def child(spec: dict) -> dict:
     X, y = load(spec["dataset"])
     if spec["warm_up"]:
         warm_up(spec["method"], spec["depth"])
-    if spec["method"] == "pystreed":
-        start = time.perf_counter()
-        out = run_streed(X, y, spec["depth"], spec["lam"], spec["time_limit"])
-        out["wall_s"] = time.perf_counter() - start
-        return out
-    return run_ours(spec["method"], X, y, spec["depth"], spec["lam"], spec["time_limit"])
+    return timed_fit(spec["method"], X, y, spec["depth"], spec["lam"], spec["time_limit"])
 
 
 # ----------------------------------------------------------------------------------------- driver (parent)
@@ -190,14 +200,58 @@ def run_all(instances: list[tuple], methods: list[str], args, out: Path) -> None
             future.result()
 
 
+def run_side_by_side(instances: list[tuple], methods: list[str], args, out: Path) -> None:
+    """``--in-process``: every method on one instance in this process, one after the other, ``args.rounds``
+    times (after one untimed warm-up fit per method and depth), so that each ratio to STreeD is measured side
+    by side under the same load. For the fast methods (no run can hang: no hard kill here)."""
+    warm: set[tuple[str, int]] = set()
+    order = ["pystreed", *[m for m in methods if m != "pystreed"]]
+    for dataset, depth, lam in instances:
+        X, y = load(dataset)
+        reference = None
+        for round_ in range(args.rounds):
+            for method in order:
+                if (method, depth) not in warm:
+                    warm_up(method, depth)
+                    warm.add((method, depth))
+                row = dict(dataset=dataset, depth=depth, lam=lam, method=method, round=round_,
+                           time_limit=args.time_limit, **timed_fit(method, X, y, depth, lam, args.time_limit))
+                if method == "pystreed":
+                    reference = row["objective"] if row["status"] == "optimal" else None
+                row["reference"] = reference
+                row["check"] = check(row, reference)
+                append_row(out, row, FIELDS)
+        print(f"{dataset:15s} d={depth} λ={lam:<6} {args.rounds} rounds of {', '.join(order)}", flush=True)
+
+
 def _fmt(value, digits: int = 6) -> str:
     return "" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.{digits}f}"
+
+
+def median_rounds(frame: pd.DataFrame, key: list[str]) -> pd.DataFrame:
+    """One row per instance and method: the round whose wall time is the median (the lower one for an even
+    number of rounds), marked with the worst status and check of all its rounds."""
+    def median_round(runs: pd.DataFrame) -> pd.Series:
+        row = runs.sort_values("wall_s").iloc[(len(runs) - 1) // 2].copy()
+        if (runs.status != "optimal").any():
+            row["status"] = runs.status[runs.status != "optimal"].iloc[0]
+        for mark in ("NO", "inc worse"):
+            if (runs.check == mark).any():
+                row["check"] = mark
+        return row
+
+    groups = frame.groupby([*key, "method"], sort=False, dropna=False)
+    return pd.DataFrame([median_round(runs) for _, runs in groups]).reset_index(drop=True)
 
 
 def summarise(frame: pd.DataFrame, time_limit: float) -> None:
     pd.set_option("display.width", 220)
     pd.set_option("display.max_columns", 40)
     key = ["dataset", "depth", "lam"]
+    if frame.duplicated([*key, "method"]).any():
+        print(f"{frame.groupby([*key, 'method']).size().max()} rounds per instance and method: each time below is "
+              "the median round's")
+        frame = median_rounds(frame, key)
     table = frame[[*key, "method", "status", "objective", "bound", "wall_s", "check"]].rename(
         columns={"wall_s": "seconds", "check": "= streed (1e-6)"})
     print("\n" + table.to_string(index=False, na_rep="", formatters={
@@ -320,6 +374,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="no untimed warm-up fit before each timed one (then ~0.2 s of interpreter start-up "
                              "costs count in every fit)")
     parser.add_argument("--jobs", type=int, default=1, help="runs at once (default 1: timings on a shared machine)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="run every method in this process, side by side per instance, --rounds times (no "
+                             "subprocess and no hard kill: for the fast methods, pystreed, search, optimal-tree)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per instance with --in-process (default 3)")
     parser.add_argument("--output", help="CSV to append to (default bench/results/paper003_acceleration_<UTC>.csv)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -338,15 +396,19 @@ def main(argv: list[str] | None = None) -> None:
     instances = [(d, depth, lam) for d in args.datasets for depth in args.depths for lam in args.lambdas]
     print(f"{len(instances)} instances x {len(args.methods)} methods, time limit {args.time_limit:g}s, "
           f"jobs {args.jobs}; rows -> {out}", flush=True)
-    run_all(instances, list(args.methods), args, out)
+    if args.in_process:
+        run_side_by_side(instances, list(args.methods), args, out)
+    else:
+        run_all(instances, list(args.methods), args, out)
 
     frame = pd.read_csv(out)
     frame = frame[frame.dataset.isin(args.datasets) & frame.depth.isin(args.depths) & frame.lam.isin(args.lambdas)
                   & (frame.time_limit == args.time_limit) & frame.method.isin(["pystreed", *args.methods])]
     frame = frame.astype({"check": str}).replace({"check": {"nan": ""}})
     order = {"dataset": args.datasets, "method": ["pystreed", *[m for m in METHODS if m in args.methods]]}
+    rank = {name: {v: j for j, v in enumerate(values)} for name, values in order.items()}
     frame = frame.sort_values(["dataset", "depth", "lam", "method"],
-                              key=lambda c: c.map({v: j for j, v in enumerate(order[c.name])}) if c.name in order else c)
+                              key=lambda c: c.map(rank[c.name]) if c.name in rank else c)
     summarise(frame, args.time_limit)
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from odtlib.encoders import FeatureGroup, UnitScaler
 
@@ -49,9 +48,8 @@ class _OpenScaleRule:
     def group(self) -> FeatureGroup:
         return FeatureGroup(self.name, [self.name], "numeric", [(self.x_min, self.x_max)])
 
-    def encode(self, column: pd.Series) -> np.ndarray:
+    def encode(self, x: np.ndarray) -> np.ndarray:
         span = (self.x_max - self.x_min) or 1.0
-        x = column.to_numpy(dtype=float)
         return (self.low + (x - self.x_min) * (self.high - self.low) / span)[:, None]
 
 
@@ -67,8 +65,8 @@ class _AtLeastRule:
         columns = [f"{self.name}>={_label(e)}" for e in self.edges]
         return FeatureGroup(self.name, columns, "binary", self.edges.tolist())
 
-    def encode(self, column: pd.Series) -> np.ndarray:
-        x = column.to_numpy(dtype=float)[:, None]
+    def encode(self, x: np.ndarray) -> np.ndarray:
+        x = x[:, None]
         return (x + (1e-8 + 1e-5 * np.abs(x)) >= self.edges[None, :]).astype(int)
 
 
@@ -83,8 +81,8 @@ class _AtMostRule:
         columns = [f"{self.name}<={_label(t)}" for t in self.thresholds]
         return FeatureGroup(self.name, columns, "binary", self.thresholds.tolist())
 
-    def encode(self, column: pd.Series) -> np.ndarray:
-        x = column.to_numpy(dtype=float)[:, None]
+    def encode(self, x: np.ndarray) -> np.ndarray:
+        x = x[:, None]
         return (x <= self.thresholds[None, :]).astype(int).reshape(len(x), len(self.thresholds))
 
 

@@ -55,7 +55,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from odtlib.encoders import MidpointThresholdEncoder, QuantileThresholdEncoder, UnitScaler
+from odtlib.encoders import MidpointThresholdEncoder, QuantileThresholdEncoder, UnitScaler, categorical_by_dtype
 from odtlib.models._base import DEPRECATED, SEED_RENAMED, RenamedParameters, with_old_names
 from odtlib.models.categorical.categorical_odt import CategoricalODT
 from odtlib.models.univariate.regularized_bendoct import RegularizedBendOCT
@@ -198,10 +198,12 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
         self._warn_renamed_parameters()
         frame = self._frame(X, reset=True)
         y = self._labels(y, len(frame))
-        self.categorical_columns_ = [str(c) for c in frame.columns if _is_categorical(frame[c])]
-        numeric = [c for c in frame.columns if c not in self.categorical_columns_]
-        self.numeric_fill_ = {c: float(np.nan_to_num(frame[c].max(skipna=True))) for c in numeric}
-        self.missing_indicators_ = [c for c in numeric if frame[c].isna().any()] if self.missing == "category" else []
+        self.categorical_columns_ = [c for c, dtype in frame.dtypes.items() if categorical_by_dtype(dtype)]
+        numeric = frame[[c for c in frame.columns if c not in set(self.categorical_columns_)]]
+        maxima = np.nan_to_num(numeric.max(skipna=True).to_numpy(dtype=float))
+        self.numeric_fill_ = dict(zip(numeric.columns, maxima.tolist()))
+        self.missing_indicators_ = (numeric.columns[numeric.isna().any()].tolist() if self.missing == "category"
+                                    else [])
         frame = self._fill_missing(frame)
         n_classes = len(np.unique(y))
         if n_classes < 2:
@@ -309,7 +311,7 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
         if len(frame) == 0:
             raise ValueError("Found array with 0 sample(s) (shape=(0, ...)) while a minimum of 1 is required.")
         numeric = frame.select_dtypes("number")
-        infinite = [str(c) for c in numeric.columns if np.isinf(numeric[c].to_numpy(dtype=float)).any()]
+        infinite = numeric.columns[np.isinf(numeric.to_numpy(dtype=float)).any(axis=0)].tolist()
         if infinite:
             raise ValueError(f"X contains infinite values (inf) in columns {infinite[:_MAX_NAMED]}; replace them")
         return frame
@@ -327,7 +329,8 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
     def _fill_missing(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Apply the ``missing`` policy (module doc): refuse NaN naming the columns, or make it a category of
         categorical columns and, in numeric ones, the training maximum plus the fit's indicator columns."""
-        counts = frame.isna().sum()
+        missing = frame.isna()
+        counts = missing.sum() if missing.to_numpy().any() else pd.Series(dtype=int)
         counts = counts[counts > 0]
         if self.missing == "error" and len(counts):
             listing = ", ".join(f"{c!r} ({n} rows)" for c, n in list(counts.items())[:_MAX_NAMED])
@@ -345,12 +348,6 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
             else:
                 filled[column] = filled[column].fillna(self.numeric_fill_[column])
         return filled
-
-
-def _is_categorical(column: pd.Series) -> bool:
-    """The encoders' rule: a column of dtype category, object, string or bool is categorical."""
-    dtype = column.dtype
-    return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
 
 
 def _full_shape(depth: int):

@@ -40,13 +40,17 @@ SOLVER_NAME = "nested-threshold search"
 
 def _levels(X: np.ndarray) -> tuple[NestedLevels, list[np.ndarray]]:
     """Each row's rank among the distinct values of each column, and each column's thresholds: the midpoints of
-    consecutive distinct values (a rank <= a is ``x <= thresholds[a]``)."""
-    ranks, thresholds = [], []
-    for column in X.T:
-        values, rank = np.unique(column, return_inverse=True)
-        ranks.append(rank)
+    consecutive distinct values (a rank <= a is ``x <= thresholds[a]``). All columns are ranked in one sort."""
+    order = np.argsort(X, axis=0, kind="stable")
+    ordered = np.take_along_axis(X, order, axis=0)
+    starts = np.ones_like(ordered, dtype=bool)          # where a new distinct value begins, in sorted order
+    starts[1:] = ordered[1:] > ordered[:-1]
+    levels = np.empty(X.shape, dtype=np.int64)
+    np.put_along_axis(levels, order, np.cumsum(starts, axis=0) - 1, axis=0)
+    thresholds = []
+    for j in range(X.shape[1]):
+        values = ordered[starts[:, j], j]
         thresholds.append((values[:-1] + values[1:]) / 2)
-    levels = np.stack(ranks, axis=1) if ranks else np.zeros((X.shape[0], 0), dtype=np.int64)
     return NestedLevels(levels, np.array([len(t) for t in thresholds], dtype=np.int64)), thresholds
 
 
