@@ -5,7 +5,7 @@ the most accurate tree of that depth over every threshold of the data), each in 
 wall-clock kill at ``time limit + grace``:
 
 * ``ours``: :class:`odtlib.models.OptimalTreeClassifier` with its defaults (``thresholds="all"``: every
-  threshold of the data; depth <= 4: the exact search :class:`~odtlib.models.ThresholdTreeSearch`, deeper:
+  threshold of the data; depth <= 5: the exact search :class:`~odtlib.models.ThresholdTreeSearch`, deeper:
   paper 003's accelerated BendOCT on SCIP), status from its ``solve_result_``;
 * ``contree``: ConTree (``pycontree``, a dynamic program on the continuous features themselves), proved when it
   returns before its time limit (it has no status flag; its ``max_gap`` is 0);

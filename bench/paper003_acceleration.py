@@ -23,7 +23,7 @@ the model and the warm start come on top, so the grace must cover them). Methods
   root LP rounds, then the Benders restart loop; no in-search polishing);
 * ``flow-highs``: the compact RegularizedFlowOCT on HiGHS (no callbacks);
 * ``search``: :class:`~odtlib.models.ThresholdTreeSearch`, the exact branch and bound over the 0/1 columns (each
-  a feature with one threshold) that ``OptimalTreeClassifier`` takes up to depth 4: no MIP, no Pyomo model;
+  a feature with one threshold) that ``OptimalTreeClassifier`` takes up to depth 5: no MIP, no Pyomo model;
 * ``optimal-tree``: :class:`~odtlib.models.OptimalTreeClassifier` with its defaults (its encoding and the path it
   picks: here the search), so that its own overhead is in the time;
 * ``pystreed``: STreeD's dynamic program (cost-complex-accuracy, cost_complexity = λ, max_depth = D), whose

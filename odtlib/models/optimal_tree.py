@@ -8,10 +8,10 @@ the measurements recorded in the ``which_formulation`` notebook and the benches 
 ``splits``                  encoding                                            engine
 ==========================  =================================================  =====================================
 ``"univariate"`` (default), numeric columns as they are (min-max scaled);      :class:`ThresholdTreeSearch`: exact
-depth <= 4                  categories one-hot, two-valued columns one column;  branch and bound over every
+depth <= 5                  categories one-hot, two-valued columns one column;  branch and bound over every
                             or k quantile thresholds (``"quantile"``)          threshold, no MIP
 ``"univariate"``, depth     numeric columns: x <= t at every midpoint           paper 003's accelerated BendOCT
->= 5                        (``thresholds="all"``) or at k quantiles;           (:class:`RegularizedBendOCT`, its
+>= 6                        (``thresholds="all"``) or at k quantiles;           (:class:`RegularizedBendOCT`, its
                             categories one-hot                                  defaults: path-bound cuts of height
                                                                                 3, polishing, top-down branching)
 ``"subset"``, 2 classes     paper 000's: categories one-hot groups, numeric     :class:`CategoricalODT`, full tree of
