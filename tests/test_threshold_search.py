@@ -255,3 +255,41 @@ def test_optimal_tree_classifier_passes_weights_to_the_search():
     reduced = OptimalTreeClassifier(depth=2).fit(X[6:], y[6:])
     assert weighted.path_.estimator == "ThresholdTreeSearch"
     assert (weighted.predict(X[6:]) == y[6:]).sum() == (reduced.predict(X[6:]) == y[6:]).sum()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_leaf_ceiling_bounds_every_optimum(seed):
+    """The leaves-and-classes bound (module doc of nested_thresholds): on random row subsets with 2-4 classes and
+    a leaf penalty, it is at least the exact optimum at depths 1-3 (with at least one leaf) and at least every
+    tree with a split (the depth >= 1 optimum with two leaves or more, from the exhaustive recursion)."""
+    from odtlib.models.univariate.accel.nested_thresholds import _leaf_ceiling
+
+    rng = np.random.default_rng(700 + seed)
+    n_classes = 2 + seed % 3
+    X, y = random_numeric(24, 2, 6, n_classes, seed=700 + seed)
+    weights = rng.uniform(0.2, 1.0, len(y))
+    binary = every_midpoint(X)[0]
+    for alpha in (0.0, 0.3, 1.5):
+        for _ in range(3):
+            rows = rng.random(len(y)) < 0.7
+            class_weight = np.bincount(y[rows], weights=weights[rows], minlength=n_classes)
+            exact = Depth2Solver(binary[rows], y[rows], n_classes=n_classes, sample_weight=weights[rows])
+            for depth in (1, 2, 3):
+                found = exact.solve(None, depth, alpha)
+                assert _leaf_ceiling(class_weight, alpha, 1) >= found.value - 1e-9
+                if len(found.subtree.branch):                  # a tree with a split: at least two leaves
+                    assert _leaf_ceiling(class_weight, alpha, 2) >= found.value - 1e-9
+
+
+def test_a_perfect_small_tree_closes_a_deep_search_at_once():
+    """Four classes on four quadrants: a depth-2 tree with four leaves classifies every row, so at λ > 0 no
+    deeper tree beats it and the leaf ceiling stops the depth-5 search before any root cut (the interval bounds
+    alone allow a perfect side with one leaf, and evaluate root cuts one by one)."""
+    rng = np.random.default_rng(11)
+    X = rng.uniform(0, 1, size=(60, 3))
+    y = 2 * (X[:, 0] > 0.5) + (X[:, 1] > 0.5)
+    ranks = np.stack([np.unique(x, return_inverse=True)[1] for x in X.T], axis=1)
+    solver = NestedSubtreeSolver(NestedLevels(ranks, ranks.max(axis=0)), y, 4, max_depth=5)
+    found = solver.solve(None, 5, 0.5)
+    assert found.value == pytest.approx(60 - 4 * 0.5) and len(found.leaf) == 4
+    assert solver.cache_info().root_cuts_evaluated == 0
