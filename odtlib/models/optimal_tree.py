@@ -329,8 +329,7 @@ class OptimalTreeClassifier(RenamedParameters, ClassifierMixin, BaseEstimator):
     def _fill_missing(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Apply the ``missing`` policy (module doc): refuse NaN naming the columns, or make it a category of
         categorical columns and, in numeric ones, the training maximum plus the fit's indicator columns."""
-        missing = frame.isna()
-        counts = missing.sum() if missing.to_numpy().any() else pd.Series(dtype=int)
+        counts = frame.isna().sum()
         counts = counts[counts > 0]
         if self.missing == "error" and len(counts):
             listing = ", ".join(f"{c!r} ({n} rows)" for c, n in list(counts.items())[:_MAX_NAMED])

@@ -11,7 +11,8 @@ every split is a cut of the rows sorted by one column. The search is a branch an
 (as ConTree's), with a compiled depth-2 search at the bottom. Every midpoint between two consecutive distinct
 values is a candidate, so the tree is optimal over every threshold of the data (a 0/1 column has the one
 threshold 0.5). No MIP is needed. :class:`~odtlib.models.OptimalTreeClassifier` takes this path for univariate
-trees of depth <= 5 (at depth 5 it beat paper 003's engine on 8 of 9 of its 0/1 datasets: bench/README.md).
+trees of depth <= 5 (at depth 5 it beats paper 003's engine on each of the nine 0/1 datasets measured in
+bench/README.md).
 
 Only the class changes of a column (:class:`~odtlib.encoders.ClassChangeThresholdEncoder`) would not do: they
 keep the optimum of a single split, but an inner split between two values of one same class can be needed
