@@ -26,16 +26,22 @@ def assert_commit_clean(notebook_path: Path) -> None:
         assert "=" not in comment and "'" not in comment, line
 
 
-def run_smoke(paper: str, output_dir: Path, monkeypatch) -> tuple[Path, list[str]]:
-    """Run the paper's notebook in the smoke profile; returns its report folder and the report's item
-    names, in order. Uses ``../shared/uci`` as the data mirror when none is set."""
+def run_profile(paper: str, profile: str, output_dir: Path, monkeypatch) -> None:
+    """Run the paper's notebook headlessly in ``profile`` and check it ends ok. Uses ``../shared/uci`` as the
+    data mirror when none is set."""
     from odtlib.experiments import reproduce
 
     monkeypatch.setenv("MPLBACKEND", "Agg")
     if data_mirror().is_dir():
         monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(data_mirror()))
-    [run] = reproduce(papers=[paper], profile="smoke", output_dir=output_dir, notebooks_dir=NOTEBOOKS)
+    [run] = reproduce(papers=[paper], profile=profile, output_dir=output_dir, notebooks_dir=NOTEBOOKS)
     assert run.status == "ok", run.error
+
+
+def run_smoke(paper: str, output_dir: Path, monkeypatch) -> tuple[Path, list[str]]:
+    """Run the paper's notebook in the smoke profile; returns its report folder and the report's item
+    names, in order."""
+    run_profile(paper, "smoke", output_dir, monkeypatch)
     report_dir = output_dir / f"paper{paper}" / "report"
     names = [item["name"] for item in json.loads((report_dir / "summary.json").read_text())["items"]]
     return report_dir, names

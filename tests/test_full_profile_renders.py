@@ -5,16 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from notebook_checks import NOTEBOOKS
-from paths import data_mirror
+from notebook_checks import run_profile
 
 
 @pytest.mark.parametrize("paper", ["000", "001", "002", "003", "004"])
 def test_full_profile_renders_from_the_stored_results(paper, tmp_path, monkeypatch):
-    from odtlib.experiments import reproduce
-
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    if data_mirror().is_dir():
-        monkeypatch.setenv("ODTLIB_DATA_MIRROR", str(data_mirror()))
-    [run] = reproduce(papers=[paper], profile="full", output_dir=tmp_path, notebooks_dir=NOTEBOOKS)
-    assert run.status == "ok", run.error
+    run_profile(paper, "full", tmp_path, monkeypatch)

@@ -597,17 +597,17 @@ class NestedSubtreeSolver:
             else:
                 value, found = self._shallow_value(mask, depth, alpha, target, tree)
             return value, found, _branch(tree)
-        if self._ceiling(mask, alpha, 1) < target - _tolerance(float(self.w[mask].sum())):
+        class_weight = self._class_weight(mask)
+        if _leaf_ceiling(class_weight, alpha, 1) < target - _tolerance(class_weight.sum()):
             return target, False, {}                        # no subtree of these rows reaches the target
-        search = _RootCutSearch(self, mask, depth, alpha, target, deadline)
+        search = _RootCutSearch(self, mask, class_weight, depth, alpha, target, deadline)
         if not search.run():
             raise _TimeUp
         return search.best, search.found, search.branch
 
-    def _ceiling(self, mask: np.ndarray, alpha: float, min_leaves: int) -> float:
-        """:func:`_leaf_ceiling` of the rows of ``mask``."""
-        return _leaf_ceiling(np.bincount(self.y[mask], weights=self.w[mask], minlength=self.n_classes), alpha,
-                             min_leaves)
+    def _class_weight(self, mask: np.ndarray) -> np.ndarray:
+        """Weight of each class among the rows of ``mask``."""
+        return np.bincount(self.y[mask], weights=self.w[mask], minlength=self.n_classes)
 
     def _shallow_value(self, mask: np.ndarray, depth: int, alpha: float, target: float, tree: np.ndarray
                        ) -> tuple[float, bool]:
@@ -615,7 +615,7 @@ class NestedSubtreeSolver:
         if depth == 1:
             value = _depth1_search(mask, self._orders, self._levels, self.y, self.w, self.n_classes, alpha, tree)
         else:
-            value = float(np.bincount(self.y[mask], weights=self.w[mask], minlength=self.n_classes).max()) - alpha
+            value = float(self._class_weight(mask).max()) - alpha
         return (value, True) if value >= target else (target, False)
 
     def _deep_search(self, mask: np.ndarray, depth: int, alpha: float, deadline: float | None
@@ -625,7 +625,7 @@ class NestedSubtreeSolver:
         root cuts not yet searched, and the subtree is the best found (at least the depth-2 optimum)."""
         rows = np.flatnonzero(mask)
         try:
-            search = _RootCutSearch(self, mask, depth, alpha, -np.inf, deadline)
+            search = _RootCutSearch(self, mask, self._class_weight(mask), depth, alpha, -np.inf, deadline)
         except _TimeUp:                           # not even the depth-1 shallower optimum in time
             fallback = self.solve(mask, 2, alpha)
             return fallback, max(fallback.value, float(self.w[mask].sum()) - 2 * alpha)
@@ -676,13 +676,13 @@ class _RootCutSearch:
     intervals of root cuts on every feature, each evaluated cut's sides searched one level down with the
     targets that make the cut matter. ``best``/``found``/``branch``: as ``NestedSubtreeSolver._subtree``."""
 
-    def __init__(self, solver: NestedSubtreeSolver, mask: np.ndarray, depth: int, alpha: float, target: float,
-                 deadline: float | None) -> None:
+    def __init__(self, solver: NestedSubtreeSolver, mask: np.ndarray, class_weight: np.ndarray, depth: int,
+                 alpha: float, target: float, deadline: float | None) -> None:
         self.solver, self.mask, self.depth, self.alpha, self.deadline = solver, mask, depth, alpha, deadline
         self.best, self.found, self.branch = solver._subtree(mask, depth - 1, alpha, target, deadline)
-        self.weight = float(solver.w[mask].sum())
+        self.weight = float(class_weight.sum())
         self.tol = _tolerance(self.weight)
-        self.ceiling = solver._ceiling(mask, alpha, 2)      # no tree with a root cut does better (module doc)
+        self.ceiling = _leaf_ceiling(class_weight, alpha, 2)    # no tree with a root cut does better (module doc)
         self.evaluated = 0
         self.bound = self.best
         rows = _rows_in_order(solver._orders, mask)
@@ -737,7 +737,8 @@ class _RootCutSearch:
         light = 1 - heavy
         spread = max(feature.weight_below[s] - feature.weight_below[lo],
                      feature.weight_below[hi] - feature.weight_below[s])
-        values, branches = [0.0, solver._ceiling(sides[light][0], alpha, 1)], [{}, {}]  # the light side's is no more
+        light_ceiling = _leaf_ceiling(solver._class_weight(sides[light][0]), alpha, 1)
+        values, branches = [0.0, light_ceiling], [{}, {}]     # the light side's value is no more
         values[0], found, branches[heavy] = solver._subtree(sides[heavy][0], self.depth - 1, alpha,
                                                             self.best - values[1] - spread, self.deadline)
         if found:
