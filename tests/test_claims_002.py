@@ -102,6 +102,21 @@ def test_direct_comparison_claims_on_hand_made_runs(stored):
     assert p002.accuracy_difference(stored, BL1).value == pytest.approx(100 * (0.98 - 28.4 / 30))
 
 
+def test_notes_say_which_instances_decide_the_difference(stored):
+    # depth 2: both prove 8 (10 s against 20 s: ratio 0.5); Blood Transfusion stops both; only S-OCT proves Iris
+    # (OCT-H has no tree: 120 s counted at 600), which moves the difference of means by (10 - 600) / 10 = -59 s
+    note = p002.time_reduction(stored, BL1, depths=[2]).note
+    assert "both prove 8, SOCT-benders-last-1 faster on 8 (median time ratio 0.50)" in note
+    assert "neither proves Blood Transfusion (depth 2)" in note
+    assert "only SOCT-benders-last-1 proves Iris (depth 2), which moves the difference of means by -59.0 s" in note
+    assert "only OCT-H proves" not in note
+    # accuracy: the 26 instances both prove tie; Blood Transfusion ties (0.8 each), so only Iris depth 2 is apart:
+    # 1.0 against 0 (no tree) = +100 points
+    note = p002.accuracy_difference(stored, BL1).note
+    assert "both prove 26 instances, where the accuracies differ by at most 0.0 points" in note
+    assert note.endswith("on the others: Iris (depth 2) +100.0")
+
+
 def test_comprehensive_claims_on_hand_made_runs(stored):
     # (24 x 0.9 + 3 x 0.97 + 3 x 0.98) / 30 = 0.915
     assert p002.mean_test_accuracy(stored, BL1).value == pytest.approx(0.915)

@@ -119,3 +119,20 @@ def test_the_readme_summary_is_the_current_ledger():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     block = readme.split(README_BEGIN, 1)[1].split(README_END, 1)[0].strip()
     assert block == readme_summary(), "run: odtlib claims --readme README.md"
+
+
+def test_run_time_sums_the_wall_time_of_every_stored_run(tmp_path):
+    from odtlib.experiments.claims import run_time
+    from odtlib.experiments.stored import export_results, results_file
+
+    def record(key, seconds):
+        return {"key": key, "status": "ok", "config": {"n": key}, "metrics": {}, "timing": {"wall_time": seconds}}
+
+    # two experiments: 1800 s + 3600 s in one file, 1800 s in the other -> 7200 s = 2 CPU-hours over 3 runs
+    export_results([record("a", 1800.0), record("b", 3600.0)], results_file(tmp_path, "002", "direct"))
+    export_results([record("c", 1800.0)], results_file(tmp_path, "002", "comprehensive"))
+    total = run_time("002", tmp_path)
+    assert (total.runs, total.cpu_hours) == (3, pytest.approx(2.0))
+    assert "2.0 CPU-hours over 3 runs" in total.text("002")
+    empty = run_time("004", tmp_path)                      # nothing stored for that paper
+    assert (empty.runs, empty.cpu_hours) == (0, 0.0)

@@ -241,21 +241,39 @@ README_BEGIN = "<!-- claims summary: begin (odtlib claims --readme README.md) --
 README_END = "<!-- claims summary: end -->"
 
 
-def stored_runs(paper: str, results_dir: str | os.PathLike | None = None) -> int:
-    """How many runs of ``paper`` are stored (all its experiments)."""
+@dataclass(frozen=True)
+class RunTime:
+    """What a paper's stored full run cost: ``runs`` stored and ``cpu_hours``, the sum of each run's wall time
+    (every run of a stored profile uses one solver thread, so wall time is CPU time)."""
+    runs: int
+    cpu_hours: float
+
+    def text(self, paper: str) -> str:
+        return (f"Measured run time of paper {paper}'s stored full run: {self.cpu_hours:.1f} CPU-hours over "
+                f"{self.runs} runs (the sum of each run's wall time, one solver thread per run)")
+
+
+def run_time(paper: str, results_dir: str | os.PathLike | None = None) -> RunTime:
+    """The runs stored for ``paper`` (all its experiments) and the CPU-hours they took."""
     folder = Path(results_dir) if results_dir else stored_results_dir("full")
-    return sum(len(read_results(file)) for file in sorted((folder / f"paper{paper}").glob("*.csv.gz")))
+    frames = [read_results(file) for file in sorted((folder / f"paper{paper}").glob("*.csv.gz"))]
+    seconds = sum(float(pd.to_numeric(frame.get("wall_time"), errors="coerce").sum()) for frame in frames
+                  if "wall_time" in frame)
+    return RunTime(runs=sum(len(frame) for frame in frames), cpu_hours=seconds / 3600)
 
 
 def readme_summary(results_dir: str | os.PathLike | None = None) -> str:
-    """The README's one-table summary of the ledger: per paper, the verdicts counted, the runs stored and links
-    to the paper's key figures (`odtlib.experiments.key_figures`, committed in ``figures/``)."""
+    """The README's one-table summary of the ledger: per paper, the verdicts counted, the runs stored, the
+    CPU-hours they took (`run_time`) and links to the paper's key figures (`odtlib.experiments.key_figures`,
+    committed in ``figures/``)."""
     from odtlib.experiments.key_figures import figure_links
     from odtlib.experiments.report import markdown_table
 
     table = ledger(declared_papers(), results_dir=results_dir)
     counts = summary(table)
-    counts.insert(1, "stored runs", [stored_runs(paper, results_dir) for paper in counts["paper"]])
+    totals = [run_time(paper, results_dir) for paper in counts["paper"]]
+    counts.insert(1, "stored runs", [total.runs for total in totals])
+    counts.insert(2, "CPU-hours", [f"{total.cpu_hours:.1f}" for total in totals])
     counts["key figures"] = [figure_links(paper) for paper in counts["paper"]]
 
     return markdown_table(counts)
