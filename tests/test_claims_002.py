@@ -167,3 +167,27 @@ def test_no_tree_and_large_differences_explain_themselves():
     assert "Interpretable AI" in p002.large_difference_reason(OCTH, -0.07, tolerance=0.03)
     assert p002.large_difference_reason(BL1, 0.1, 0.03, "ours: 1 of 3 refits not proved") == \
         "ours: 1 of 3 refits not proved"
+
+
+def test_accuracy_gap_from_stopped_refits_is_partly(tmp_path):
+    """OCT-H stopped on every Balance Scale fold with a poor tree (test 0.5): over every fold S-OCT leads, over the
+    folds both prove the two nearly agree."""
+    def record(config):
+        made = _cv_record(config)
+        if config["method"] == OCTH and config["dataset"] == BALANCE:
+            made["metrics"] |= {"test_accuracy": 0.5, "proved": False}
+        return made
+
+    cv = [c for c in p002.full_configs("comprehensive") if c["method"] in (BL1, OCTH)]
+    export_results([record(c) for c in cv], results_file(tmp_path, "002", "comprehensive"))
+    results = StoredResults("002", results_dir=tmp_path)
+    # every fold: S-OCT 0.915 (as above); OCT-H (27 x 0.9 + 3 x 0.5) / 30 = 0.86 -> +5.5 points
+    # both proved: 90 folds less Balance's 9 and Iris depth 2 fold 0 = 80, S-OCT ahead only on Wine's 9 by 8 points
+    # -> 72 / 80 = +0.9 points
+    assert p002.proved_fold_difference(results, BL1, OCTH) == (pytest.approx(0.9), 80, 90)
+    measured = p002.test_accuracy_difference(results, BL1, agree_within=2)
+    assert measured.value == pytest.approx(5.5) and measured.verdict == "partly"
+    assert "+0.9 points" in measured.note
+    # without agree_within, or when the proved folds disagree too, the ledger's rule decides as before
+    assert p002.test_accuracy_difference(results, BL1).verdict is None
+    assert p002.test_accuracy_difference(results, BL1, agree_within=0.5).verdict is None

@@ -966,15 +966,42 @@ def mean_test_accuracy(results, method: str) -> Measured:
     return Measured(float(means["test_acc"].mean()), n=len(means), note="3 folds x 30 cells")
 
 
+def proved_fold_difference(results, method: str, baseline: str) -> tuple[float, int, int]:
+    """(mean test accuracy of ``method`` minus ``baseline``'s in points, over the outer folds where both refits
+    are proved optimal; how many such folds; how many folds in all). At their optima two models of the same
+    family differ only by ties and by the tuned β, so this isolates the models from the time limit."""
+    runs, _, _ = stored_runs(results, "comprehensive", lambda c: c["method"] in (method, baseline))
+    runs = runs.assign(proved=runs["proved"].astype(str).str.lower().eq("true"),
+                       test_accuracy=pd.to_numeric(runs["test_accuracy"], errors="coerce"))
+    folds = runs.pivot_table(index=["dataset", "depth", "fold"], columns="method",
+                             values=["proved", "test_accuracy"], aggfunc="first")
+    both = folds["proved"][[method, baseline]].astype(bool).all(axis=1)
+    accuracy = folds["test_accuracy"][both]
+    return float(100 * (accuracy[method] - accuracy[baseline]).mean()), int(both.sum()), len(folds)
+
+
 @metric("002")
-def test_accuracy_difference(results, method: str, baseline: str = OCTH) -> Measured:
-    """Tables 1-3: mean test accuracy of ``method`` minus ``baseline``'s over the 30 cells (points)."""
+def test_accuracy_difference(results, method: str, baseline: str = OCTH, agree_within: float | None = None) -> Measured:
+    """Tables 1-3: mean test accuracy of ``method`` minus ``baseline``'s over the 30 cells (points). The note
+    gives the same difference over the folds where both refits are proved (`proved_fold_difference`); with
+    ``agree_within`` (points), a difference outside it over all folds but inside it over the proved ones is
+    "partly": the two agree at their optima and the gap is the time limit's."""
     means, coverage = _complete_cells(results, (method, baseline))
     if means is None:
         return Measured(None, reason=coverage)
     by_method = means.groupby("method")["test_acc"].mean()
-    return Measured(100 * (by_method[method] - by_method[baseline]), n=len(means),
-                    note=f"{by_method[method]:.3f} against {by_method[baseline]:.3f} (our {baseline} is the MIP)")
+    difference = 100 * (by_method[method] - by_method[baseline])
+    at_optima, n_proved, n_folds = proved_fold_difference(results, method, baseline)
+    note = (f"{by_method[method]:.3f} against {by_method[baseline]:.3f} (our {baseline} is the MIP); on the "
+            f"{n_proved} of {n_folds} folds where both refits are proved optimal: {at_optima:+.1f} points")
+    partly = agree_within is not None and abs(difference) > agree_within and abs(at_optima) <= agree_within
+    if partly:
+        return Measured(difference, n=len(means), verdict="partly",
+                        reason=f"ours {difference:+.1f} points over every fold, against the paper's match; the two "
+                               "agree where both refits are proved optimal, so the gap comes from refits stopped "
+                               f"by the {PROFILES['full'].cv_time_limit:g} s limit",
+                        note=note)
+    return Measured(difference, n=len(means), note=note)
 
 
 @metric("002")
