@@ -73,6 +73,9 @@ def test_full_profile_covers_every_dataset_depth_and_method_of_the_claims():
     direct, cv, tuning = (p002.full_configs(name) for name in ("direct", "comprehensive", "tuning"))
     # 10 datasets x 3 depths x (5 S-OCT variants + OCT-H); x 3 folds x 5 methods; 5 tuning sets x 3 x 5 variants
     assert (len(direct), len(cv), len(tuning)) == (180, 450, 75) == (full.n_direct, full.n_cv, full.n_tuning)
+    # the recheck: Banknote Authentication at depth 4, the three claim methods, at the paper's 600 s
+    assert [(c["dataset"], c["depth"], c["method"], c["time_limit"]) for c in p002.full_configs("recheck")] == [
+        ("Banknote Authentication", 4, m, 600.0) for m in (BL1, OCTH, BL10)]
     assert {(c["dataset"], c["depth"], c["method"]) for c in direct} == {
         (d, depth, m) for d in p002.DATASETS for depth in (2, 3, 4) for m in p002.mip_methods()}
     assert {c["method"] for c in cv} == {BL1, OCTH, "FlowOCT", "DL8.5", "CART"}
@@ -191,3 +194,27 @@ def test_accuracy_gap_from_stopped_refits_is_partly(tmp_path):
     # without agree_within, or when the proved folds disagree too, the ledger's rule decides as before
     assert p002.test_accuracy_difference(results, BL1).verdict is None
     assert p002.test_accuracy_difference(results, BL1, agree_within=0.5).verdict is None
+
+
+def test_rechecks_at_600_s_replace_the_short_runs(stored):
+    """Banknote Authentication at depth 4 re-solved at 600 s: S-OCT-last-1 proves it in 200 s, OCT-H in 50 s,
+    S-OCT-last-10 stops at the limit (in the 120 s runs all three proved it, in 10 s and 20 s)."""
+    def rerun(config):
+        proved = config["method"] != BL10
+        runtime = {BL1: 200.0, OCTH: 50.0, BL10: 600.0}[config["method"]]
+        metrics = {"incumbent": 100.0 if proved else 90.0, "bound": 100.0, "proved": proved,
+                   "relative_gap": 0.0 if proved else 0.1, "in_sample_accuracy": 1.0 if proved else 0.9,
+                   "no_incumbent": False}
+        return _record(config, metrics, runtime)
+
+    export_results([rerun(c) for c in p002.full_configs("recheck")], results_file(stored.results_dir, "002", "recheck"))
+    results = StoredResults("002", results_dir=stored.results_dir)
+    assert p002.proved_count(results, BL1).value == 27                  # proved either way
+    proved = p002.proved_count(results, BL10)
+    assert proved.value == 26 and "SOCT-benders-last-10 on Banknote Authentication (depth 4) not proved" in proved.note
+    # depth 4 with the reruns: S-OCT (8 x 10 + 200 + 600) / 10 = 88, OCT-H (8 x 20 + 50 + 600) / 10 = 81
+    timed = p002.time_reduction(results, BL1, depths=[4])
+    assert timed.value == pytest.approx(100 * (1 - 88 / 81))
+    assert "SOCT-benders-last-1 on Banknote Authentication (depth 4) proved in 200 s" in timed.note
+    # accuracy over all 30: S-OCT unchanged (0.98); OCT-H unchanged: the reruns of proved runs tie
+    assert p002.accuracy_difference(results, BL1).value == pytest.approx(100 * (0.98 - 28.4 / 30))
