@@ -109,3 +109,15 @@ def test_verify_confirms_true_optima_and_flags_a_tampered_one(tmp_path):
     # the fresh solve reaches the true optimum, and the stored tree reaches it too: neither is 0.5
     assert "objective differs" in bad.iloc[0]["check"]
     assert "stored tree does not reach" in bad.iloc[0]["check"]
+
+
+def test_every_committed_results_file_names_an_experiment_its_paper_can_rerun():
+    """`odtlib verify` re-runs a stored record with its experiment's run function: a results file whose
+    experiment the paper module does not declare in EXPERIMENTS could not be verified."""
+    from odtlib.experiments.protocol import paper_module
+
+    files = sorted(stored_results_dir("full").glob("paper*/*.csv.gz"))
+    assert files, "no committed results under results/full"
+    for file in files:
+        paper, experiment = file.parent.name.removeprefix("paper"), file.name.removesuffix(".csv.gz")
+        assert experiment in paper_module(paper).EXPERIMENTS, f"{file}: no run function for {experiment!r}"

@@ -811,7 +811,7 @@ def separation_rounds(X: np.ndarray, y: np.ndarray, depth: int, solver: str = "h
 
 
 # the result stores of this paper and the run function that fills each (odtlib.experiments.protocol)
-EXPERIMENTS = {"direct": run_mip, "tuning": run_mip, "comprehensive": run_cv}
+EXPERIMENTS = {"direct": run_mip, "recheck": run_mip, "tuning": run_mip, "comprehensive": run_cv}
 
 
 # ------------------------------------------------------------------------------------------------ claims
