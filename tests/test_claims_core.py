@@ -136,3 +136,13 @@ def test_run_time_sums_the_wall_time_of_every_stored_run(tmp_path):
     assert "2.0 CPU-hours over 3 runs" in total.text("002")
     empty = run_time("004", tmp_path)                      # nothing stored for that paper
     assert (empty.runs, empty.cpu_hours) == (0, 0.0)
+
+
+def test_readme_summary_adds_the_line_of_each_paper_module_that_has_one(monkeypatch, tmp_path):
+    from odtlib.experiments import claims as claims_module
+    from odtlib.experiments import paper001
+
+    monkeypatch.setattr(paper001, "readme_note", lambda results: "paper 001's own line", raising=False)
+    text = claims_module.readme_summary(tmp_path)          # nothing stored there
+    assert "\n\npaper 001's own line" in text
+    assert "Paper 003's open instances (no published run proved them): full run: none of the 407" in text

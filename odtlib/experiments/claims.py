@@ -265,8 +265,9 @@ def run_time(paper: str, results_dir: str | os.PathLike | None = None) -> RunTim
 def readme_summary(results_dir: str | os.PathLike | None = None) -> str:
     """The README's one-table summary of the ledger: per paper, the verdicts counted, the runs stored, the
     CPU-hours they took (`run_time`) and links to the paper's key figures (`odtlib.experiments.key_figures`,
-    committed in ``figures/``)."""
+    committed in ``figures/``); under it, the line of each paper module that has a ``readme_note``."""
     from odtlib.experiments.key_figures import figure_links
+    from odtlib.experiments.protocol import paper_module
     from odtlib.experiments.report import markdown_table
 
     table = ledger(declared_papers(), results_dir=results_dir)
@@ -275,8 +276,10 @@ def readme_summary(results_dir: str | os.PathLike | None = None) -> str:
     counts.insert(1, "stored runs", [total.runs for total in totals])
     counts.insert(2, "CPU-hours", [f"{total.cpu_hours:.1f}" for total in totals])
     counts["key figures"] = [figure_links(paper) for paper in counts["paper"]]
-
-    return markdown_table(counts)
+    # a paper module may add one line of its own under the table (its `readme_note(results)`)
+    notes = [paper_module(paper).readme_note(StoredResults(paper, results_dir)) for paper in counts["paper"]
+             if hasattr(paper_module(paper), "readme_note")]
+    return "\n\n".join([markdown_table(counts), *notes])
 
 
 def update_readme(readme: str | os.PathLike, results_dir: str | os.PathLike | None = None) -> bool:

@@ -12,7 +12,9 @@ claims ledger and ``odtlib verify`` -- and they rely on the same few names:
   ``PAPER_METHODS`` where it has them);
 * ``EXPERIMENTS``: experiment name -> run function, one entry per result store the notebook fills with
   ``report.run_grid(run, configs, name)`` and per committed ``results/full/paper<NNN>/<name>.csv.gz``; a run
-  function takes one config (a dict) and returns the record's metrics, solve result and tree.
+  function takes one config (a dict) and returns the record's metrics, solve result and tree;
+* optionally ``readme_note(results)``: one line of the paper's own under the README's claims summary, from its
+  stored results (paper 003: how many of the instances no published run proved our runs close).
 
 The tables and the claims are per paper (functions named after the paper's tables; claims registered with
 `odtlib.experiments.claims.metric`), so they are not part of the protocol. `paper_module` loads a paper's module
