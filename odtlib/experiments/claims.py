@@ -257,7 +257,7 @@ def run_time(paper: str, results_dir: str | os.PathLike | None = None) -> RunTim
     """The runs stored for ``paper`` (all its experiments) and the CPU-hours they took."""
     folder = Path(results_dir) if results_dir else stored_results_dir("full")
     frames = [read_results(file) for file in sorted((folder / f"paper{paper}").glob("*.csv.gz"))]
-    seconds = sum(float(pd.to_numeric(frame.get("wall_time"), errors="coerce").sum()) for frame in frames
+    seconds = sum(float(pd.to_numeric(frame["wall_time"], errors="coerce").sum()) for frame in frames
                   if "wall_time" in frame)
     return RunTime(runs=sum(len(frame) for frame in frames), cpu_hours=seconds / 3600)
 
@@ -277,8 +277,9 @@ def readme_summary(results_dir: str | os.PathLike | None = None) -> str:
     counts.insert(2, "CPU-hours", [f"{total.cpu_hours:.1f}" for total in totals])
     counts["key figures"] = [figure_links(paper) for paper in counts["paper"]]
     # a paper module may add one line of its own under the table (its `readme_note(results)`)
-    notes = [paper_module(paper).readme_note(StoredResults(paper, results_dir)) for paper in counts["paper"]
-             if hasattr(paper_module(paper), "readme_note")]
+    modules = {paper: paper_module(paper) for paper in counts["paper"]}
+    notes = [module.readme_note(StoredResults(paper, results_dir)) for paper, module in modules.items()
+             if hasattr(module, "readme_note")]
     return "\n\n".join([markdown_table(counts), *notes])
 
 

@@ -849,18 +849,18 @@ def stored_runs(results, experiment: str, keep) -> tuple[pd.DataFrame, int, str]
     return runs, len(wanted), coverage
 
 
-def with_rechecks(frame: pd.DataFrame, results) -> pd.DataFrame:
-    """`direct_frame` rows of the full run with each instance the ``recheck`` experiment re-solved at the
-    paper's 600 s replaced by the rerun (a ``rechecked`` column marks them)."""
-    runs, _, _ = stored_runs(results, "recheck", lambda config: True)
-    rechecks = direct_frame(runs[runs["status"] == "ok"], PAPER_TIME_LIMIT) if len(runs) else runs
+def with_rechecks(runs: pd.DataFrame, results) -> pd.DataFrame:
+    """`direct_frame` of the full run's direct ``runs`` with each instance the ``recheck`` experiment re-solved
+    at the paper's 600 s replaced by the rerun (a ``rechecked`` column marks them)."""
+    frame = direct_frame(runs, PROFILES["full"].time_limit).assign(rechecked=False)
+    reruns, _, _ = stored_runs(results, "recheck", lambda config: True)
+    if reruns.empty:
+        return frame
     keys = ["dataset", "depth", "method"]
-    if rechecks.empty:
-        return frame.assign(rechecked=False)
+    rechecks = direct_frame(reruns[reruns["status"] == "ok"], PAPER_TIME_LIMIT).assign(rechecked=True)
     rechecks = rechecks[rechecks.set_index(keys).index.isin(frame.set_index(keys).index)]
     kept = frame[~frame.set_index(keys).index.isin(rechecks.set_index(keys).index)]
-    merged = pd.concat([kept.assign(rechecked=False), rechecks.assign(rechecked=True)], ignore_index=True)
-    return merged.astype({"rechecked": bool})
+    return pd.concat([kept, rechecks], ignore_index=True)
 
 
 def _recheck_note(frame: pd.DataFrame) -> str:
@@ -879,7 +879,7 @@ def _complete_direct(results, methods, depths=DEPTHS):
     runs, wanted, coverage = stored_runs(results, "direct", lambda c: c["method"] in methods and c["depth"] in depths)
     if len(runs) < wanted or (runs["status"] != "ok").any():
         return None, coverage
-    return with_rechecks(direct_frame(runs, PROFILES["full"].time_limit), results), coverage
+    return with_rechecks(runs, results), coverage
 
 
 def time_at_paper_limit(frame: pd.DataFrame) -> pd.Series:
@@ -942,7 +942,7 @@ def proved_count(results, method: str) -> Measured:
     runs, wanted, coverage = stored_runs(results, "direct", lambda c: c["method"] == method)
     if runs.empty:
         return Measured(None, reason=coverage)
-    frame = with_rechecks(direct_frame(runs, PROFILES["full"].time_limit), results)
+    frame = with_rechecks(runs, results)
     note = f"proved within {PROFILES['full'].time_limit:g} s on SCIP, one thread"
     if frame["rechecked"].any():
         note += f"; {_recheck_note(frame)}"
