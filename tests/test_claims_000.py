@@ -58,14 +58,16 @@ def test_full_profile_covers_every_dataset_topology_and_method_of_the_claims():
 
 def test_full_profile_has_the_stated_size_and_shares_table13s_test_runs():
     # accuracy 9 x 5 x (4 x 2 + 1) = 405, ablation 6, timing 8, branching 3 x 5 = 15, tradeoff 3 floors x 3
-    # splits = 9, validation 9 x 3 x 4 = 108, selection_test 108 ODT (= the accuracy runs with feature selection)
-    # + 27 CART
+    # splits = 9 and the same on SCIP (tradeoff_recheck) 9, validation 9 x 3 x 4 = 108, selection_test 108 ODT
+    # (= the accuracy runs with feature selection) + 27 CART
     assert {name: len(configs) for name, configs in GRID.items()} == {
         "ablation": 6, "timing": 8, "accuracy": 405, "branching": 15, "treatment": 0, "train_size": 0,
-        "validation": 108, "tradeoff": 9, "selection_test": 135}
+        "validation": 108, "tradeoff": 9, "tradeoff_recheck": 9, "selection_test": 135}
     keys = {config_key(c) for configs in GRID.values() for c in configs}
-    assert len(keys) == 6 + 8 + 405 + 15 + 9 + 108 + 27 == 578
-    assert "686 configs, 578 distinct runs" in FULL.notes
+    assert len(keys) == 6 + 8 + 405 + 15 + 9 + 9 + 108 + 27 == 587
+    assert "695 configs, 587 distinct runs" in FULL.notes
+    assert {c["solver"] for c in GRID["tradeoff_recheck"]} == {"scip"}
+    assert [dict(c, solver="highs") for c in GRID["tradeoff_recheck"]] == GRID["tradeoff"]
 
 
 def test_the_other_profiles_grids_are_unchanged():
@@ -171,6 +173,25 @@ def test_tradeoff_test_tpr_on_hand_made_runs_counts_proved_runs_only(tmp_path):
     unproved = [_record(c, test_accuracy=0.9, test_tnr=0.9, test_tpr=0.5, train_tpr=0.8,
                         solve="time_limit" if c["floor"] == 1.0 else "optimal") for c in GRID["tradeoff"]]
     assert function(_results(tmp_path / "b", unproved), topology="depth2", floors=[1.0, 0.99, 0.98]).value is None
+
+
+def test_tradeoff_test_tpr_reads_a_stopped_run_from_its_proved_recheck(tmp_path):
+    # HiGHS stopped every floor-98 % run; the SCIP rechecks prove splits 0 and 1 (test TPR 0.90) and stop split 2
+    # (test TPR 0.50, left out); the rechecks of runs HiGHS proved (test TPR 0.10) replace nothing. Means per
+    # floor: 100 % -> 1.0, 99 % -> 0.98, 98 % -> 0.90 from the two proved rechecks: (100 + 98 + 90) / 3 = 96
+    rate = {1.0: 1.0, 0.99: 0.98}
+    first = [_record(c, test_accuracy=0.9, test_tnr=rate.get(c["floor"], 0.99), test_tpr=0.5, train_tpr=0.8,
+                     solve="time_limit" if c["floor"] == 0.98 else "optimal") for c in GRID["tradeoff"]]
+    rechecks = [_record(c, test_accuracy=0.9, test_tnr=0.1 if c["floor"] != 0.98 else 0.9 if c["split"] < 2
+                        else 0.5, test_tpr=0.5, train_tpr=0.8,
+                        solve="time_limit" if (c["floor"], c["split"]) == (0.98, 2) else "optimal")
+                for c in GRID["tradeoff_recheck"]]
+    function = claims.metrics("000")["tradeoff_test_tpr"]
+    measured = function(_results(tmp_path, first + rechecks), topology="depth2", floors=[1.0, 0.99, 0.98])
+    assert measured.value == pytest.approx(96.0) and measured.n == 8
+    assert "2 of them proved by the recheck on scip" in measured.note
+    # without the rechecks no floor-98 % run is proved: nothing is measured
+    assert function(_results(tmp_path / "b", first), topology="depth2", floors=[1.0, 0.99, 0.98]).value is None
 
 
 def test_table13_count_on_hand_made_runs(tmp_path):

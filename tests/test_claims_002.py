@@ -218,3 +218,36 @@ def test_rechecks_at_600_s_replace_the_short_runs(stored):
     assert "SOCT-benders-last-1 on Banknote Authentication (depth 4) proved in 200 s" in timed.note
     # accuracy over all 30: S-OCT unchanged (0.98); OCT-H unchanged: the reruns of proved runs tie
     assert p002.accuracy_difference(results, BL1).value == pytest.approx(100 * (0.98 - 28.4 / 30))
+
+
+def test_refits_rechecked_at_600_s_replace_the_stopped_refits(tmp_path):
+    """S-OCT trains to 1.0 on every outer fold but the 11 refits the full profile rechecks (0.9, stopped at the
+    limit, with the β the profile lists). The reruns prove 10 of them at 1.0; the one of Parkinsons at depth 4
+    was rerun with another β, so it replaces nothing."""
+    refits = {(d, depth, fold): beta for d, depth, fold, beta in p002.get_profile("full").refit_recheck}
+    assert len(refits) == 11 and H not in {d for d, _, _ in refits}
+    assert all(c["time_limit"] == 600.0 and c["method"] == BL1 for c in p002.full_configs("refit_recheck"))
+
+    def short(config):
+        stopped = (config["dataset"], config["depth"], config["fold"]) in refits
+        beta = refits.get((config["dataset"], config["depth"], config["fold"]), 2)
+        return _record(config, {"train_accuracy": 0.9 if stopped else 1.0, "test_accuracy": 0.9, "fit_time": 1.0,
+                                "proved": not stopped, "selected": f"max_splits={beta}"})
+
+    def rerun(config):
+        beta = config["max_splits"] + (config["dataset"] == "Parkinsons" and config["depth"] == 4)
+        return _record(config, {"train_accuracy": 1.0, "test_accuracy": 0.9, "fit_time": 30.0, "proved": True,
+                                "selected": f"max_splits={beta}"})
+
+    cv = [c for c in p002.full_configs("comprehensive") if c["method"] == BL1]
+    export_results([short(c) for c in cv], results_file(tmp_path, "002", "comprehensive"))
+    before = p002.perfect_training_cells(StoredResults("002", results_dir=tmp_path), BL1)
+    # the 11 refits sit in 9 cells (Banknote 2-4, Ionosphere 2-3, Iris 3, Parkinsons 2-4): 27 - 9 = 18 at 1.00,
+    # a lower bound
+    assert (before.value, before.bound) == (18, "lower")
+    export_results([rerun(c) for c in p002.full_configs("refit_recheck")],
+                   results_file(tmp_path, "002", "refit_recheck"))
+    after = p002.perfect_training_cells(StoredResults("002", results_dir=tmp_path), BL1)
+    # only Parkinsons at depth 4 stays below: (1.0 + 0.9 + 1.0) / 3 < 0.995
+    assert (after.value, after.bound) == (26, "lower")
+    assert "10 stopped refit(s) solved again at 600 s; 1 refit(s) still stopped" in after.note
