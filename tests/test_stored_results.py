@@ -29,13 +29,27 @@ def _record(value: float, **config) -> dict:
 
 
 def test_export_import_round_trip_keeps_every_record(tmp_path):
-    records = [_record(0.75, dataset="a", depth=2, solver="scip"), _record(0.5, dataset="b", depth=3, solver="scip")]
+    records = [_record(0.75, dataset="b", depth=2, solver="scip"), _record(0.5, dataset="a", depth=3, solver="scip")]
     file = export_results(records, tmp_path / "paper003" / "x.csv.gz")
-    assert read_records(file) == sorted(records, key=lambda r: r["key"])
+    assert read_records(file) == records[::-1]               # sorted by config: dataset "a" first
     store = ResultStore(tmp_path / "store")
     assert import_results(file, store) == 2
     assert import_results(file, store) == 0                  # already there: nothing rewritten
     assert store.get(records[0]["key"]) == records[0]
+
+
+def test_the_csv_leaves_out_the_search_trace_and_a_repeated_extra(tmp_path):
+    record = _record(0.75, dataset="a", depth=2, solver="scip")
+    counters = {"callback_calls": {"lazy": 5}}
+    record["solve_result"].update(trace=[[0.1, 0.5, 1.0], [0.4, 0.75, 0.75]], extra=counters)
+    own = dict(record, key="other", extra={"mine": 1})
+    repeated = dict(record, extra=dict(counters))
+    stored = {r["key"]: r for r in read_records(export_results([repeated, own], tmp_path / "x.csv.gz"))}
+    assert "trace" not in stored[record["key"]]["solve_result"]
+    assert stored[record["key"]]["solve_result"]["extra"] == counters and stored[record["key"]]["extra"] == {}
+    assert stored["other"]["extra"] == {"mine": 1}           # a run's own extra stays
+    assert {k: v for k, v in stored[record["key"]].items() if k not in ("solve_result", "extra")} == \
+        {k: v for k, v in record.items() if k not in ("solve_result", "extra")}
 
 
 def test_csv_has_the_readable_columns_and_provenance(tmp_path):

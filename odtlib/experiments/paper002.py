@@ -330,7 +330,7 @@ def run_mip(config: dict) -> dict:
     metrics = {"n_samples": len(y), "incumbent": correct, "bound": bound, "proved": proved(bound, correct),
                "relative_gap": paper_gap(correct, bound), "in_sample_accuracy": correct / len(y),
                "no_incumbent": False, "fit_time": fit_time}
-    return {"metrics": metrics, "solve_result": result, "tree": model.tree_, "extra": dict(result.extra or {})}
+    return {"metrics": metrics, "solve_result": result, "tree": model.tree_}
 
 
 # the methods whose direct-comparison runs decide the claims (claims_002.toml), run first by the full profile

@@ -244,8 +244,7 @@ def run(config: dict) -> dict:
     metrics = {"fit_time": fit_time, "n_samples": len(y), "n_features": X.shape[1], "n_leaves": n_leaves,
                "train_accuracy": accuracy, "tree_objective": accuracy - config["leaf_penalty"] * n_leaves,
                "warm_start_objective": model.warm_start_objective_}
-    return {"metrics": metrics, "solve_result": model.solve_result_, "tree": model.tree_,
-            "extra": dict(model.solve_result_.extra or {})}
+    return {"metrics": metrics, "solve_result": model.solve_result_, "tree": model.tree_}
 
 
 def grid(profile: Profile, solver: str = "scip", threads: int = 1) -> Grid:

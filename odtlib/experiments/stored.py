@@ -12,9 +12,15 @@ CSV per experiment (`export_results`), one row per run:
   ``cpu_count``, ``load_average`` (1-minute, when the run ended: above ``cpu_count`` the run shared its core and
   its wall-clock limit bought less CPU), ``date`` (UTC start of the run); ``threads`` and ``time_limit`` are
   config keys;
-* the whole record as JSON columns (``config_json``, ``metrics_json``, ``solve_result_json``, ``tree_json``,
+* the record as JSON columns (``config_json``, ``metrics_json``, ``solve_result_json``, ``tree_json``,
   ``extra_json``, ``error_json``, ``timing_json``, ``versions_json``, ``host_json``), so that
-  `import_results` rebuilds every record exactly and a notebook renders its tables from them.
+  `import_results` rebuilds the record and a notebook renders its tables from them. Two parts stay in the
+  working store only (`stored_record`): the solver's search trace (``solve_result["trace"]``, the incumbent and
+  bound at each improvement: read by no table, and a third of paper 003's file) and a run's ``extra`` where it
+  repeats the solve result's.
+
+Rows are sorted by config, then key: runs of one dataset sit together, so the gzip window sees what they repeat
+(the tree's feature names), and a re-export of the same runs gives the same bytes.
 
 No Pyomo model and no executed notebook is stored. A CSV is written to a temporary file and moved into
 place, so a file committed while a run is going on is never torn.
@@ -79,6 +85,18 @@ def record_row(record: Mapping) -> dict:
     return row
 
 
+def stored_record(record: Mapping) -> dict:
+    """``record`` as a stored CSV keeps it: without the solver's search trace, and without a top-level ``extra``
+    that repeats ``solve_result["extra"]`` (see the module docstring)."""
+    record = dict(record)
+    solve = record.get("solve_result")
+    if isinstance(solve, Mapping) and "trace" in solve:
+        record["solve_result"] = {k: v for k, v in solve.items() if k != "trace"}
+    if record.get("extra") and isinstance(solve, Mapping) and record["extra"] == solve.get("extra"):
+        record["extra"] = {}
+    return record
+
+
 def row_record(row: Mapping) -> dict:
     """The stored record of a CSV row (the inverse of `record_row`)."""
     record = {part: json.loads(row[f"{part}_json"]) if isinstance(row.get(f"{part}_json"), str) else None
@@ -88,11 +106,12 @@ def row_record(row: Mapping) -> dict:
 
 
 def export_results(records: Iterable[Mapping], file: str | os.PathLike) -> Path:
-    """Write records as one gzipped CSV (atomically: temporary file, then ``os.replace``), sorted by key so
-    that a re-export of the same runs gives the same file."""
+    """Write records (`stored_record`) as one gzipped CSV (atomically: temporary file, then ``os.replace``),
+    sorted by config, then key, so that a re-export of the same runs gives the same file."""
     file = Path(file)
     file.parent.mkdir(parents=True, exist_ok=True)
-    rows = sorted((record_row(record) for record in records), key=lambda row: row["key"])
+    rows = sorted((record_row(stored_record(record)) for record in records),
+                  key=lambda row: (row["config_json"], row["key"]))
     frame = pd.DataFrame(rows)
     tmp = file.with_name(f".{file.name}.{uuid.uuid4().hex}.part")
     try:
