@@ -11,7 +11,8 @@ from sklearn.utils import shuffle
 
 from odtlib.experiments import ResultStore, reference_table, run_grid
 from odtlib.experiments import paper002 as p002
-from odtlib.models import SOCT, octh, soct
+from odtlib.models import SOCT
+from odtlib.models.hyperplane import octh, soct
 from odtlib.models.hyperplane.shattering import ShatteringCut
 from odtlib.solvers import solve
 
