@@ -160,6 +160,36 @@ def test_open_instances_closed_counts_checked_optima(tmp_path):
     assert verdict == "refuted"     # a lower bound above 0 settles "at most 0"
 
 
+def test_streed_on_every_open_instance_is_summarised_and_a_finished_search_wins(tmp_path):
+    # ILPD QB-5 depth 4: λ = 1e-4 our incumbent 0.79 (not proved) and STreeD 0.79 at 60 s; λ = 2e-4 ours 0.70 and
+    # STreeD 0.78 at 60 s; λ = 4e-4 no run of ours, STreeD stopped at 60 s (0.5) but finished at 600 s (0.77)
+    runs = [record("ILPD", "QB-5", 4, 0.0001, ACC, "time_limit", objective=0.79),
+            record("ILPD", "QB-5", 4, 0.0002, ACC, "time_limit", objective=0.70)]
+
+    def check(lam, value, proved, limit, seconds):
+        row = record(None, None, None, None, None, extra_config={
+            "check": "streed", "dataset": "ILPD", "encoding": "QB-5", "depth": 4, "leaf_penalty": lam,
+            "time_limit": limit})
+        row["metrics"] = {"streed_objective": value, "streed_proved": proved, "streed_time": seconds}
+        return row
+
+    checks = [check(0.0001, 0.79, True, 60, 2.0), check(0.0002, 0.78, True, 60, 4.0),
+              check(0.0004, 0.5, False, 60, 60.0), check(0.0004, 0.77, True, 600, 90.0)]
+    stored(tmp_path, "instances", runs)
+    results = stored(tmp_path, "streed", checks)
+    table = p003.open_instances_table(p003.stored_instances(results), results.frame("streed"))
+    ilpd = table[(table["dataset"] == "ILPD") & (table["encoding"] == "QB-5") & (table["depth"] == 4)]
+    ilpd = ilpd.set_index("leaf_penalty")
+    assert ilpd.loc[0.0004, "streed"] == pytest.approx(0.77) and ilpd.loc[0.0004, "streed_proved"]
+    assert ilpd.loc[0.0002, "incumbent"] == pytest.approx(0.70)
+    # STreeD proves 3 (median of 2, 4 and 90 s: 4.0); two have runs of ours, one reaches STreeD's optimum
+    summary = p003.open_streed_summary(table)
+    assert summary == ("STreeD proves 3 of the 407 open instances, in a median 4.0 s (largest 90 s); on the 2 of "
+                       "them with a stored run of ours, our best tree reaches STreeD's optimum on 1")
+    measured = claims.metrics("003")["open_instances_closed"](results)
+    assert measured.value == 0 and summary in measured.note
+
+
 # ------------------------------------------------------------------------------- tables that explain
 def test_open_instances_are_the_407_in_our_names():
     frame = p003.open_instances()
