@@ -655,14 +655,18 @@ def open_instances_table(instances: pd.DataFrame, streed: pd.DataFrame | None = 
 
 
 def open_streed_summary(table: pd.DataFrame, tolerance: float = AGREEMENT_TOLERANCE) -> str:
-    """One sentence on STreeD over the open instances of ``table`` (`open_instances_table`): how many it proved
-    and how fast, and how many of those our best stored run already reached without proving it."""
-    solved = table[table["streed_proved"].fillna(False).astype(bool)]
+    """One sentence on STreeD over the open instances of ``table`` (`open_instances_table`): on how many it ran,
+    how many it proved and how fast, and how many of those our best stored run already reached without proving
+    it."""
+    tried = table[table["streed_proved"].notna()]
+    solved = tried[tried["streed_proved"].astype(bool)]
     if solved.empty:
-        return "STreeD has solved none of the open instances yet"
+        return f"STreeD has run on {len(tried)} of the {len(table)} open instances and proved none"
     ran = table[table["stored_runs"] > 0].index.intersection(solved.index)
     reached = int((table.loc[ran, "incumbent"] >= table.loc[ran, "streed"] - tolerance).sum())
-    return (f"STreeD proves {len(solved)} of the {len(table)} open instances, in a median "
+    proves = (f"STreeD proves {len(solved)} of the {len(table)} open instances" if len(tried) == len(table) else
+              f"STreeD has run on {len(tried)} of the {len(table)} open instances so far and proves {len(solved)}")
+    return (f"{proves}, in a median "
             f"{solved['streed_time'].median():.1f} s (largest {solved['streed_time'].max():.0f} s); on the "
             f"{len(ran)} of them with a stored run of ours, our best tree reaches STreeD's optimum on {reached}")
 
