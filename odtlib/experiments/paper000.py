@@ -37,7 +37,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from odtlib.experiments.claims import Measured, StoredResults, metric
-from odtlib.experiments.protocol import failure_note, paper_data, results_of, profile_getter
+from odtlib.experiments.protocol import failure_note, paper_data, profile_getter, replaced_by_reruns, results_of
 from odtlib.experiments.reference import compare, reference_table
 from odtlib.models import CategoricalODT
 from odtlib.models._base import DEPRECATED, SEED_RENAMED, RenamedParameters
@@ -723,15 +723,12 @@ def with_tradeoff_rechecks(tradeoff: pd.DataFrame, rechecks: pd.DataFrame) -> pd
     """Table 14's runs, each one stopped at the limit replaced by its recheck (the same split, floor and limit on
     the profile's ``tradeoff_recheck_solver``) when the recheck proved its optimum; a ``rechecked`` column marks
     the replacements."""
-    frame = tradeoff.assign(rechecked=False)
-    if rechecks.empty or frame.empty:
-        return frame
     keys = ["topology", "floor", "split"]
-    stopped = frame[~_solved(frame)].set_index(keys).index
-    proved = rechecks[_solved(rechecks)].assign(rechecked=True)
-    proved = proved[proved.set_index(keys).index.isin(stopped)]
-    kept = frame[~frame.set_index(keys).index.isin(proved.set_index(keys).index)]
-    return pd.concat([kept, proved], ignore_index=True)
+    if tradeoff.empty or rechecks.empty:
+        return replaced_by_reruns(tradeoff, rechecks, keys)
+    stopped = tradeoff[~_solved(tradeoff)].set_index(keys).index
+    proved = rechecks[_solved(rechecks)]
+    return replaced_by_reruns(tradeoff, proved[proved.set_index(keys).index.isin(stopped)], keys)
 
 
 def tradeoff_table(runs: pd.DataFrame) -> pd.DataFrame:

@@ -62,6 +62,7 @@ from odtlib.experiments.protocol import (
     paper_data,
     paper_estimator,
     profile_getter,
+    replaced_by_reruns,
     results_of,
 )
 from odtlib.experiments.store import config_key
@@ -902,15 +903,11 @@ def stored_runs(results, experiment: str, keep) -> tuple[pd.DataFrame, int, str]
 def with_rechecks(runs: pd.DataFrame, results) -> pd.DataFrame:
     """`direct_frame` of the full run's direct ``runs`` with each instance the ``recheck`` experiment re-solved
     at the paper's 600 s replaced by the rerun (a ``rechecked`` column marks them)."""
-    frame = direct_frame(runs, PROFILES["full"].time_limit).assign(rechecked=False)
+    frame = direct_frame(runs, PROFILES["full"].time_limit)
     reruns, _, _ = stored_runs(results, "recheck", lambda config: True)
-    if reruns.empty:
-        return frame
-    keys = ["dataset", "depth", "method"]
-    rechecks = direct_frame(reruns[reruns["status"] == "ok"], PAPER_TIME_LIMIT).assign(rechecked=True)
-    rechecks = rechecks[rechecks.set_index(keys).index.isin(frame.set_index(keys).index)]
-    kept = frame[~frame.set_index(keys).index.isin(rechecks.set_index(keys).index)]
-    return pd.concat([kept, rechecks], ignore_index=True)
+    if len(reruns):
+        reruns = direct_frame(reruns[reruns["status"] == "ok"], PAPER_TIME_LIMIT)
+    return replaced_by_reruns(frame, reruns, ["dataset", "depth", "method"])
 
 
 def _recheck_note(frame: pd.DataFrame) -> str:
@@ -1115,15 +1112,10 @@ def with_refit_rechecks(runs: pd.DataFrame, results) -> pd.DataFrame:
     """The comprehensive ``runs`` with each refit the ``refit_recheck`` experiment solved again at the paper's
     600 s (same dataset, depth, fold, method and chosen β) replaced by the rerun; a ``rechecked`` column marks
     them. A rerun whose β differs from the stored run's choice replaces nothing."""
-    frame = runs.assign(rechecked=False)
     reruns, _, _ = stored_runs(results, "refit_recheck", lambda config: True)
-    if reruns.empty:
-        return frame
-    keys = ["dataset", "depth", "fold", "method", "selected"]
-    reruns = reruns[reruns["status"] == "ok"].assign(rechecked=True)
-    reruns = reruns[reruns.set_index(keys).index.isin(frame.set_index(keys).index)]
-    kept = frame[~frame.set_index(keys).index.isin(reruns.set_index(keys).index)]
-    return pd.concat([kept, reruns[[c for c in frame.columns if c in reruns.columns]]], ignore_index=True)
+    if len(reruns):
+        reruns = reruns.loc[reruns["status"] == "ok", [c for c in runs.columns if c in reruns.columns]]
+    return replaced_by_reruns(runs, reruns, ["dataset", "depth", "fold", "method", "selected"])
 
 
 @metric("002")

@@ -28,6 +28,8 @@ and checks it; `run_function` is the run function of one stored experiment.
 * `instance_frame` — one row per optimisation instance with ``solved``, ``failed`` and gaps;
 * `time_to_match` — the papers' speed-up measure (time to solve as many instances as a baseline);
 * `failure_note` — why a table cell holding failed runs is not comparable;
+* `replaced_by_reruns` — runs with the ones a profile re-solved (at a longer limit, on another solver)
+  replaced;
 * `paper_estimator` — a paper's method by name, from the estimators' ``PAPER_METHODS``;
 * `encoded_tree` — a scikit-learn Pipeline that encodes the features, then fits a tree estimator on them
   (`TreePipeline`: the experiments that refit an encoder on each training part).
@@ -53,7 +55,7 @@ from odtlib.experiments.store import ResultStore, config_key
 
 __all__ = ["PAPERS", "PaperExperiments", "paper_module", "run_function", "select_profile", "paper_data",
            "results_of", "instance_frame", "time_to_match", "failure_note", "TreePipeline", "encoded_tree",
-           "paper_estimator", "profile_getter"]
+           "paper_estimator", "profile_getter", "replaced_by_reruns"]
 
 
 def select_profile(profiles: Mapping[str, object], name: str, time_limit: float | None = None):
@@ -173,6 +175,18 @@ class TreePipeline(Pipeline):
     def tree_(self):
         """The last step's tree, on the columns the earlier steps produce."""
         return self[-1].tree_
+
+
+def replaced_by_reruns(runs: pd.DataFrame, reruns: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``runs`` with a ``rechecked`` column, each row replaced by the row of ``reruns`` with the same ``keys``
+    (``rechecked`` True there); reruns that match no run are left out. The papers' profiles re-solve the runs a
+    claim turns on at the paper's limit or on another solver, and their claims read the reruns this way."""
+    runs = runs.assign(rechecked=False)
+    if runs.empty or reruns.empty:
+        return runs
+    reruns = reruns[reruns.set_index(keys).index.isin(runs.set_index(keys).index)].assign(rechecked=True)
+    kept = runs[~runs.set_index(keys).index.isin(reruns.set_index(keys).index)]
+    return pd.concat([kept, reruns], ignore_index=True)
 
 
 def encoded_tree(encoder, estimator) -> TreePipeline:
