@@ -1,7 +1,8 @@
 """The claims ledger's verdict rules (odtlib.experiments.claims.judge) and its declared claims files."""
 import pytest
 
-from odtlib.experiments.claims import PAPERS, VERDICTS, Measured, _check_claim, claims, judge, summary
+from odtlib.experiments.claims import (PAPERS, VERDICTS, Measured, _check_claim, claims, judge, settled_by_ceiling,
+                                      summary)
 
 CLAIM = {"id": "x-1", "statement": "A solves at least 100 instances", "source": "Table 1", "experiment": "e",
          "metric": "count", "compute": "f", "paper_value": 100, "tolerance": 5, "direction": "at_least"}
@@ -26,6 +27,20 @@ def test_at_least_claims_and_bounds(ours, bound, verdict):
 def test_within_claims(ours, verdict):
     claim = CLAIM | {"direction": "within", "paper_value": 10.0, "tolerance": 3.0}
     assert judge(claim, Measured(ours))[0] == verdict
+
+
+@pytest.mark.parametrize("ceiling, verdict", [
+    (94, "refuted"),       # even if every missing run counted, 94 < 100 - 5
+    (95, "not tested"),    # the missing runs could still reach the tolerance
+    (None, "not tested"),  # no ceiling: a lower bound below the claim settles nothing
+])
+def test_a_ceiling_below_the_claim_settles_a_partial_count(ceiling, verdict):
+    measured = Measured(60, bound="lower", ceiling=ceiling)
+    got, reasoning = judge(CLAIM, measured)
+    assert got == verdict
+    assert settled_by_ceiling(CLAIM, measured) == (verdict == "refuted")
+    if verdict == "refuted":
+        assert "at most" in reasoning and "94" in reasoning
 
 
 def test_at_most_claims():

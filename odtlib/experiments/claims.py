@@ -23,12 +23,14 @@ limit). It may also decide the verdict itself (for claims with several parts: "p
 
 `ledger()` reads every claims file, computes our numbers from the stored results and returns one row per
 claim with its verdict: confirmed, refuted, partly, or not tested (with why). A bound that falls on the
-wrong side of the paper's number settles nothing: such a claim stays "not tested" and says so.
+wrong side of the paper's number settles nothing: such a claim stays "not tested" and says so, unless the
+function also gives a *ceiling* (the most its count can still reach once the missing runs are stored) that falls
+below the paper's number: then the claim is refuted whatever the missing runs give.
 
 **Provisional verdicts.** While a full run goes on, a compute function may already give a number from the runs
 stored so far; it states its coverage in its note as "X of Y runs ... stored". A verdict drawn while X < Y is
 *provisional* (column ``provisional``; the reasoning starts by saying so, and `summary` counts such verdicts in
-a column of their own): the missing runs may still change it.
+a column of their own): the missing runs may still change it. A verdict settled by a ceiling is not provisional.
 """
 from __future__ import annotations
 
@@ -68,13 +70,15 @@ class Measured:
 
     ``value``: None when nothing could be measured (``reason`` says why). ``bound``: "lower" or "upper"
     when ``value`` bounds the number the paper's protocol would give (e.g. instances proved within 60 s
-    instead of 3600 s: "lower"). ``verdict``: set by a function that decides the verdict itself.
+    instead of 3600 s: "lower"). ``ceiling``: for a count over a grid still running, the count if every
+    missing run were to add one. ``verdict``: set by a function that decides the verdict itself.
     """
 
     value: float | None
     n: int | None = None
     note: str = ""
     bound: str | None = None
+    ceiling: float | None = None
     verdict: str | None = None
     reason: str = ""
 
@@ -181,7 +185,16 @@ def judge(claim: dict, measured: Measured) -> tuple[str, str]:
                                       measured.note, extra)
     if not holds and settles_if_fails:
         return "refuted", _sentence(compared, bound_note, measured.note, extra)
+    if settled_by_ceiling(claim, measured):
+        return "refuted", _sentence(compared, f"the missing runs can raise ours to {_num(measured.ceiling)} "
+                                              f"at most, so that settles it", measured.note, extra)
     return "not tested", _sentence(compared, f"not settled: {bound_note} on the other side", measured.note, extra)
+
+
+def settled_by_ceiling(claim: dict, measured: Measured) -> bool:
+    """True when an "at least" claim fails even if every missing run of ``measured`` counted."""
+    return (claim.get("direction") == "at_least" and measured.ceiling is not None
+            and measured.ceiling < float(claim["paper_value"]) - float(claim["tolerance"]))
 
 
 def ledger(papers=PAPERS, results_dir: str | os.PathLike | None = None) -> pd.DataFrame:
@@ -196,7 +209,8 @@ def ledger(papers=PAPERS, results_dir: str | os.PathLike | None = None) -> pd.Da
             measured = _measure(claim, functions, results)
             verdict, reasoning = judge(claim, measured) if "not_tested" not in claim else (
                 "not tested", _sentence(claim["not_tested"], claim.get("reasoning", "")))
-            provisional = verdict != "not tested" and runs_missing(measured)
+            provisional = (verdict != "not tested" and runs_missing(measured)
+                           and not settled_by_ceiling(claim, measured))
             if provisional:
                 reasoning = _sentence("Provisional: not all the runs this claim needs are stored yet", reasoning)
             rows.append({"paper": paper, "id": claim["id"], "claim": claim["statement"], "source": claim["source"],

@@ -821,7 +821,8 @@ def solved_count(results: StoredResults, method: str = ACCELERATED, datasets=Non
 @metric("003")
 def solved_within(results: StoredResults, method: str = ACCELERATED, seconds: float = 12.0) -> Measured:
     """Instances ``method`` proved optimal within ``seconds`` of solver time (the paper's 12 s); exact once
-    every run is stored (the 30 s limit does not cut a 12 s count), a lower bound before."""
+    every run is stored (the 30 s limit does not cut a 12 s count), a lower bound before, with the missing
+    runs added as its ceiling."""
     stored = _subset(stored_instances(results), method)
     expected = len(_subset(_full_grid(), method))
     coverage = _coverage(stored, expected, f"runs of {method}")
@@ -829,7 +830,9 @@ def solved_within(results: StoredResults, method: str = ACCELERATED, seconds: fl
         return Measured(None, reason=f"full run: {coverage}")
     fast = int((stored["solved"] & (stored["solve_runtime"] <= seconds)).sum())
     complete = len(stored) == expected and not stored["failed"].any()
+    missing = expected - int((~stored["failed"]).sum())
     return Measured(fast, n=len(stored), bound=None if complete else "lower",
+                    ceiling=None if complete else fast + missing,
                     note=f"{coverage}; SCIP's solve time with Python callbacks, the paper's Gurobi time in C")
 
 
