@@ -5,8 +5,7 @@ and their ratio.
 
     .venv/bin/python bench/trace_overhead.py
 """
-import time, statistics
-import numpy as np
+import statistics
 from odtlib.data import paper_dataset
 from odtlib.models import FlowOCT
 from odtlib.solvers import highs

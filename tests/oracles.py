@@ -139,7 +139,9 @@ def violated_constraints(model, values) -> list[str]:
     bad = []
     for con in model.component_data_objects(pyo.Constraint, active=True):
         body = pyo.value(con.body)
-        if (con.has_lb() and body < pyo.value(con.lower) - 1e-9) or (con.has_ub() and body > pyo.value(con.upper) + 1e-9):
+        below = con.has_lb() and body < pyo.value(con.lower) - 1e-9
+        above = con.has_ub() and body > pyo.value(con.upper) + 1e-9
+        if below or above:
             bad.append(con.name)
     return bad
 

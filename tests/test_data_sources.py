@@ -89,7 +89,8 @@ def archive(tmp_path, monkeypatch):
 @needs_mirror
 def test_download_extracts_needed_file_from_subfolder_then_hits_cache(archive, tmp_path):
     car = mirror_bytes("car-evaluation", "car.data")
-    archive.add_zip(19, "car+evaluation.zip", {"car/car.data": car, "car/car.names": b"docs", "car/car.c45-names": b"x"})
+    archive.add_zip(19, "car+evaluation.zip",
+                    {"car/car.data": car, "car/car.names": b"docs", "car/car.c45-names": b"x"})
     ds = load_dataset("car-evaluation")
     assert ds.X.shape == (1728, 6) and ds.n_classes == 4
     assert archive.requests == ["/19/car+evaluation.zip"]

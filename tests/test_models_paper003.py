@@ -28,7 +28,7 @@ from oracles import brute_force_tree, random_binary_data
 from odtlib.models import RegularizedBendOCT, RegularizedFlowOCT
 from odtlib.models.univariate._sparse_tree import SparseTree
 from odtlib.models.univariate.accel import EQPInequalities, PathBoundCuts, SolutionPolishing, find_eqp_sets
-from odtlib.models.univariate.accel.d2s import Depth2Solver, solve_depth2
+from odtlib.models.univariate.accel.d2s import solve_depth2
 from odtlib.models.univariate._regularized import RegularizedContext
 from odtlib.models.univariate.regularized_bendoct import BendOCTMaster, branch_and_cut, build_model
 from odtlib.solvers import solve

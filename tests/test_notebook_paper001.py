@@ -250,7 +250,8 @@ def test_smoke_profile_runs_and_reports(tmp_path, monkeypatch):
     assert len(solved) >= 1
     np.testing.assert_allclose(solved["FlowOCT"], solved["Benders"], atol=1e-6)
     # ... and so does the exact-optimum engine, on every instance it shares with them
-    exact = p001.results_of(ResultStore(tmp_path / "paper001" / "results" / "exact_tuning"), p001.exact_tuning_grid(smoke))
+    exact_store = ResultStore(tmp_path / "paper001" / "results" / "exact_tuning")
+    exact = p001.results_of(exact_store, p001.exact_tuning_grid(smoke))
     assert (exact["solve_status"] == "optimal").all()
     shared = exact.set_index("split_penalty")["regularised_objective"].reindex(solved.index)
     np.testing.assert_allclose(shared, solved["Benders"], atol=1e-6)

@@ -83,7 +83,8 @@ def test_paper_profile_is_the_papers_protocol():
     assert (direct["time_limit"] == 600).all() and (direct["threads"] == 1).all()
     assert list(dict.fromkeys(direct["dataset"])) == list(reference_table("002", "datasets")["dataset"])
     cv = pd.DataFrame(list(p002.cv_grid(paper)))
-    assert sorted(cv["fold"].unique()) == [0, 1, 2] and len(cv) == paper.n_cv == 10 * 3 * 3 * len(p002.cv_methods(paper))
+    assert sorted(cv["fold"].unique()) == [0, 1, 2]
+    assert len(cv) == paper.n_cv == 10 * 3 * 3 * len(p002.cv_methods(paper))
     tuning = pd.DataFrame(list(p002.tuning_grid(paper)))
     assert set(tuning["dataset"]) == set(p002.TUNING_DATASETS) and tuning["subsample"].isna().all()
     assert p002.get_profile("quick", time_limit=7).cv_time_limit == 7
@@ -110,7 +111,8 @@ def test_direct_frame_counts_failures_apart_and_runs_without_a_tree_as_unproved(
 
 def test_comprehensive_means_and_compare_flag_unproved_and_failed_cells():
     rows = [("Iris", 2, f, "OCT-H", "ok", 1.0, 0.9, 1.0, True) for f in range(3)]
-    rows += [("Iris", 2, 0, "CART", "ok", 0.96, 0.93, 0.0, None), ("Iris", 2, 1, "CART", "failed", np.nan, np.nan, np.nan, None)]
+    rows += [("Iris", 2, 0, "CART", "ok", 0.96, 0.93, 0.0, None),
+             ("Iris", 2, 1, "CART", "failed", np.nan, np.nan, np.nan, None)]
     rows += [("Wine", 2, f, "OCT-H", "ok", 1.0, 0.8, 5.0, f != 0) for f in range(3)]
     results = pd.DataFrame(rows, columns=["dataset", "depth", "fold", "method", "status", "train_accuracy",
                                           "test_accuracy", "fit_time", "proved"])
@@ -119,7 +121,8 @@ def test_comprehensive_means_and_compare_flag_unproved_and_failed_cells():
     assert means.loc[("Iris", "OCT-H"), "test_acc"] == pytest.approx(0.9)
     assert means.loc[("Iris", "CART"), "n_failed"] == 1 and "failed" in means.loc[("Iris", "CART"), "reason"]
     assert means.loc[("Wine", "OCT-H"), "reason"].startswith("ours: 1 of 3 refits")
-    table = p002.compare_comprehensive(means.reset_index(), 2, "test_acc", tolerance=0.05).set_index(["dataset", "method"])
+    table = p002.compare_comprehensive(means.reset_index(), 2, "test_acc", tolerance=0.05)
+    table = table.set_index(["dataset", "method"])
     assert set(table.index.get_level_values("method")) == {"OCT-H"}            # CART is not in the paper
     assert table.loc[("Iris", "OCT-H"), "paper"] == 0.94                      # Table 1, as printed
     assert table.loc[("Iris", "OCT-H"), "verdict"] == "within tolerance"

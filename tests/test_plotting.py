@@ -96,7 +96,8 @@ def test_a_method_keeps_its_colour_when_other_methods_are_absent():
     full = method_palette(["OCT", "BinOCT", "FlowOCT", "Benders"])
     df = pd.DataFrame({"method": ["OCT", "FlowOCT"], "solve_runtime": [1.0, 2.0], "solved": [True, True]})
     fig = plotting.performance_profile(df, palette=full)
-    colours = {line.get_label(): matplotlib.colors.to_hex(line.get_color()) for line in fig.axes[0].get_lines() if line.get_label() in full}
+    colours = {line.get_label(): matplotlib.colors.to_hex(line.get_color())
+               for line in fig.axes[0].get_lines() if line.get_label() in full}
     assert colours == {name: matplotlib.colors.to_hex(full[name]) for name in ("OCT", "FlowOCT")}
     assert method_palette(["b", "a"]) == method_palette(["a", "b", "a"])
 

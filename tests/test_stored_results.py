@@ -57,8 +57,8 @@ def test_csv_has_the_readable_columns_and_provenance(tmp_path):
                           tmp_path / "x.csv.gz")
     frame = pd.read_csv(file)
     for column in ("key", "status", "dataset", "depth", "time_limit", "threads", "solve_status", "objective", "bound",
-                   "gap", "runtime", "nodes", "odtlib_version", "git_commit", "solver_version", "cpu_count", "load_average", "date",
-                   "tree_json"):
+                   "gap", "runtime", "nodes", "odtlib_version", "git_commit", "solver_version", "cpu_count",
+                   "load_average", "date", "tree_json"):
         assert column in frame, column
     assert frame.loc[0, "objective"] == 0.75 and frame.loc[0, "nodes"] == 3
     assert frame.loc[0, "solver_version"] == frame.loc[0, "solver_version"]   # not NaN: pyscipopt is installed

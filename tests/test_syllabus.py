@@ -27,7 +27,8 @@ def test_every_named_notebook_exists_and_every_paper_has_a_lecture():
     names = named_notebooks()
     assert names and all((NOTEBOOKS / f"{name}.ipynb").exists() for name in names)
     papers = {path.stem for path in NOTEBOOKS.glob("paper*_*.ipynb")}
-    exercises = {f"{kind}_paper{paper}" for kind in ("exercises", "solutions") for paper in "000 001 002 003 004".split()}
+    exercises = {f"{kind}_paper{paper}" for kind in ("exercises", "solutions")
+                 for paper in "000 001 002 003 004".split()}
     assert papers | exercises <= set(names)
 
 

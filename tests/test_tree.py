@@ -89,7 +89,8 @@ def example_tree() -> Tree:
 
 
 # ---------------------------------------------------------------------------------------------- prediction
-@pytest.mark.parametrize("kinds", [("univariate",), ("subset",), ("hyperplane",), ("univariate", "subset", "hyperplane")])
+@pytest.mark.parametrize("kinds", [("univariate",), ("subset",), ("hyperplane",),
+                                   ("univariate", "subset", "hyperplane")])
 @pytest.mark.parametrize("binary_data", [True, False])
 def test_apply_and_predict_match_reference_walk(kinds, binary_data):
     rng = np.random.default_rng([len(kinds), len(kinds[0]), int(binary_data)])
