@@ -46,7 +46,7 @@ from odtlib.experiments.store import config_key
 __all__ = [
     "PAPER", "EXPERIMENTS",
     "DATASETS", "LAMBDAS", "METHODS", "PROFILES", "Profile", "get_profile", "load", "split_sample",
-    "make_model", "run", "tuning_grid", "select_lambda", "final_grid", "not_optimal_reasons",
+    "make_model", "run", "tuning_grid", "select_lambda", "final_grid", "gap_recheck_grid", "not_optimal_reasons",
     "table1_ours", "table2_ours", "paper_table2_long", "instance_frame", "objective_agreement",
     "root_lp_bounds", "in_sample_summary", "results_of", "EXACT", "exact_tuning_grid", "table2_exact",
     "no_tree", "large_difference_reason", "full_coverage", "speedup_to_match", "solved_share_gain",
@@ -87,6 +87,7 @@ class Profile:
     exact_deep_samples: tuple[int, ...] | None = None   # its samples at depths >= 4 (None: as shallower)
     exact_time_limit: float | None = None          # its per-solve limit (None: ``time_limit``)
     claims_first: bool = False   # order the grids so that an interrupted run already decides the claims (full)
+    gap_rechecks: int = 0   # Benders' tuning instances with the largest gaps, re-solved at the paper's limit (001-5)
 
     @property
     def exact_sample_list(self) -> tuple[int, ...]:
@@ -136,6 +137,7 @@ PROFILES = {
         "full", datasets=DATASETS, depths=(2, 3, 4, 5), samples=(0,), lambdas=(0.0, 0.1, 0.5, 0.9),
         methods=METHODS, time_limit=10, tolerance=3.0, exact_datasets=DATASETS, exact_depths=(2, 3, 4, 5),
         exact_samples=(0, 1, 2, 3, 4), exact_deep_samples=(0, 1), exact_time_limit=30, claims_first=True,
+        gap_rechecks=1,
         notes="The claims at scale on 2 cores, one solver thread per run. Exact optimum (Table 2's claims): the "
               "paper's protocol (10 λ, refit, test) on all 8 datasets, 5 samples at depths 2-3 and samples 0-1 at "
               "depths 4-5 (stratified: every dataset and depth), 30 s cap: 1232 fits. The paper's four methods "
@@ -148,7 +150,9 @@ PROFILES = {
               "paper methods ~2.2 CPU-h (544 fits, nearly all at the 10 s limit; OCT, FlowOCT and BinOCT on "
               "kr-vs-kp at depth 5 took 17-23 CPU-s of building and hand-off besides the 10 s solve, timed here, "
               "so the ~100 fits at depths 4-5 of the four largest datasets are counted at 30 s, the rest at "
-              "12 s). The limits are wall-clock: run it on an otherwise quiet machine."),
+              "12 s). The limits are wall-clock: run it on an otherwise quiet machine. Claim 001-5 (every "
+              "Benders gap at most 20 %): the Benders instance with the largest gap within 10 s is solved again "
+              "at the paper's 3600 s (gap_recheck_grid, 1 CPU-hour)."),
 }
 
 
@@ -300,13 +304,30 @@ def final_grid(selected: pd.DataFrame, tuning: pd.DataFrame) -> list[dict]:
         cell = tuning
         for key in CELL:
             cell = cell[cell[key] == row[key]]
-        base = cell.iloc[0]
-        configs.append({"stage": "final", "dataset": row["dataset"], "depth": int(row["depth"]),
-                        "sample": int(row["sample"]), "method": row["method"],
-                        "split_penalty": float(row["split_penalty"]), "solver": base["solver"],
-                        "time_limit": base["time_limit"], "threads": int(base["threads"]),
-                        "subsample": None if pd.isna(base["subsample"]) else int(base["subsample"])})
+        configs.append(_run_config(cell.iloc[0], "final", split_penalty=float(row["split_penalty"])))
     return configs
+
+
+def gap_recheck_grid(profile: Profile, tuning: pd.DataFrame) -> list[dict]:
+    """Claim 001-5 at the paper's limit: the ``profile.gap_rechecks`` Benders tuning instances with the largest
+    gap within the profile's limit (no tree: 100 %; ties by key), each solved again at `PAPER_TIME_LIMIT`.
+    The same solver proves within the hour a gap at most as large as within the short limit, so these are the
+    instances that can still show a gap above the paper's 20 % at its limit."""
+    if not profile.gap_rechecks or tuning.empty:
+        return []
+    instances = instance_frame(tuning)
+    benders = instances[(instances["method"] == "Benders") & ~instances["failed"]]
+    worst = benders.sort_values(["proved_gap", "key"], ascending=[False, True]).head(profile.gap_rechecks)
+    return [_run_config(row, "tune", time_limit=PAPER_TIME_LIMIT) for _, row in worst.iterrows()]
+
+
+def _run_config(row: pd.Series, stage: str, **changes) -> dict:
+    """The config of the stored run ``row`` (a row of `with_run_columns`) at ``stage``, with ``changes``."""
+    config = {"stage": stage, "dataset": row["dataset"], "depth": int(row["depth"]),
+              "sample": int(row["sample"]), "method": row["method"], "split_penalty": float(row["split_penalty"]),
+              "solver": row["solver"], "time_limit": row["time_limit"], "threads": int(row["threads"]),
+              "subsample": None if pd.isna(row["subsample"]) else int(row["subsample"])}
+    return config | changes
 
 
 # --------------------------------------------------------------------------------------------- tables
@@ -619,7 +640,7 @@ def benders_by_hand(model, X: np.ndarray, y: np.ndarray, solver: str = "highs", 
 
 
 # the result stores of this paper and the run function that fills each (odtlib.experiments.protocol)
-EXPERIMENTS = {"tuning": run, "final": run, "exact_tuning": run, "exact_final": run}
+EXPERIMENTS = {"tuning": run, "final": run, "exact_tuning": run, "exact_final": run, "gap_recheck": run}
 
 
 # ----------------------------------------------------------------------------------------------- claims
@@ -718,16 +739,37 @@ def solved_share_gain(results: StoredResults, lambda_kind: str = "λ > 0", metho
 @metric("001")
 def max_proved_gap(results: StoredResults, method: str = "Benders") -> Measured:
     """Fig. 3(c): the largest optimality gap (%) ``method`` leaves over all instances (no tree: 100 %). Proved
-    within our shorter limit, it is an upper bound of the gap at the paper's limit (on the same solver)."""
+    within our shorter limit, it is an upper bound of the gap at the paper's limit (on the same solver). Where
+    instances were solved again at the paper's limit (`gap_recheck_grid`), the largest of their gaps is a
+    lower bound of it instead, and that is our number."""
     frames = [_instances(results, kind) for kind in ("λ = 0", "λ > 0")]
     instances = pd.concat([frame for frame, _ in frames], ignore_index=True)
     if instances.empty:
         return Measured(None, reason=f"full run: {frames[0][1]}")
     own = instances[instances["method"] == method]
     worst = own.loc[own["proved_gap"].idxmax()]
-    return Measured(round(100 * float(own["proved_gap"].max()), 1), n=len(own), bound="upper",
-                    note=f"largest on {worst['dataset']}, depth {worst['depth']}, λ = {worst['split_penalty']:g}; "
-                         f"median {100 * own['proved_gap'].median():.1f} %; {frames[0][1]}")
+    upper, median = 100 * float(own["proved_gap"].max()), 100 * own["proved_gap"].median()
+    note = (f"largest on {_instance_name(worst)}; median {median:.1f} %; {frames[0][1]}")
+    rechecks = _gap_rechecks(results, method)
+    if rechecks.empty:
+        return Measured(round(upper, 1), n=len(own), bound="upper", note=note)
+    checked = rechecks.loc[rechecks["proved_gap"].idxmax()]
+    return Measured(round(100 * float(checked["proved_gap"]), 1), n=len(own), bound="lower",
+                    note=f"at the paper's {PAPER_TIME_LIMIT:g} s, {_instance_name(checked)} keeps this gap "
+                         f"({checked['solve_status']}, {len(rechecks)} instance(s) solved again); within "
+                         f"{PROFILES['full'].time_limit:g} s the largest gap is {upper:.1f} % ({note})")
+
+
+def _gap_rechecks(results: StoredResults, method: str) -> pd.DataFrame:
+    """The finished runs of the `gap_recheck_grid` of ``method``, as `instance_frame` rows."""
+    if not results.has("gap_recheck"):
+        return pd.DataFrame()
+    instances = instance_frame(with_run_columns(results.frame("gap_recheck")))
+    return instances[(instances["method"] == method) & ~instances["failed"]]
+
+
+def _instance_name(row: pd.Series) -> str:
+    return f"{row['dataset']}, depth {row['depth']}, λ = {row['split_penalty']:g}"
 
 
 @metric("001")
