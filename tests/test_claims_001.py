@@ -126,16 +126,57 @@ def test_solved_shares_and_gaps_match_the_hand_derived_numbers(fig3_results):
     assert p001.full_gap_share(results, method="OCT", min_size=1000).value is None
 
 
-def test_the_gap_recheck_solves_the_largest_benders_gap_again_at_the_papers_limit(fig3_results):
+def test_the_gap_recheck_solves_the_largest_benders_gap_and_binocts_largest_instances_again(fig3_results):
     results = StoredResults("001", results_dir=fig3_results[0])
     tuning = p001.with_run_columns(results.frame("tuning"))
-    # Benders' gaps on monk3 depth 2: 0, 0, 0 and 25 % (λ = 0.9): that one is solved again, for 3600 s
-    (config,) = p001.gap_recheck_grid(FULL, tuning)
-    worst = next(c for c in TUNING if c["dataset"] == "monk3" and c["depth"] == 2 and c["method"] == "Benders"
-                 and c["split_penalty"] == 0.9)
-    assert config == worst | {"time_limit": 3600.0}
+    # Benders' gaps on monk3 depth 2: 0, 0, 0 and 25 % (λ = 0.9): that one is solved again, for 3600 s;
+    # BinOCT has one instance here (λ = 0), the largest, so it is solved again too
+    benders, binoct = p001.gap_recheck_grid(FULL, tuning)
+    monk3 = [c for c in TUNING if c["dataset"] == "monk3" and c["depth"] == 2]
+    assert benders == next(c for c in monk3 if c["method"] == "Benders" and c["split_penalty"] == 0.9) | {
+        "time_limit": 3600.0}
+    assert binoct == next(c for c in monk3 if c["method"] == "BinOCT") | {"time_limit": 3600.0}
     assert p001.gap_recheck_grid(p001.get_profile("quick"), tuning) == []      # only the full profile rechecks
     assert p001.gap_recheck_grid(FULL, tuning.iloc[:0]) == []
+
+
+def test_binocts_gap_counts_misclassified_points():
+    # n = 100 training points; our objective counts the correctly classified ones
+    runs = pd.DataFrame({"n_train": [100] * 6,
+                         "solve_objective": [80.0, 80.0, 100.0, 80.0, 80.0, None],
+                         "solve_bound": [100.0, 90.0, 100.0, None, 80.0, None],
+                         "solved": [False, False, False, False, True, False]})
+    gaps = p001.misclassification_gap(runs).tolist()
+    # 20 errors, the bound allows 0: 100 % (10 % on our scale); 20 against 10: 50 %; a perfect incumbent: 0;
+    # no bound: 100 %; proved optimal: 0; no tree: 100 %
+    assert gaps == pytest.approx([1.0, 0.5, 0.0, 1.0, 0.0, 1.0])
+
+
+def _binoct_run(config: dict, objective: float, bound: float, runtime: float) -> dict:
+    """A BinOCT run stopped at its limit on monk3 (61 training points, size 244)."""
+    return {"key": config_key(config), "status": "ok", "config": config, "metrics": {"size": 244, "n_train": 61},
+            "solve_result": {"status": "time_limit", "runtime": runtime, "gap": (bound - objective) / objective,
+                             "objective": objective, "bound": bound}}
+
+
+@pytest.mark.parametrize("bound_at_the_hour, ours, verdict", [(61.0, 100.0, "confirmed"), (58.0, 0.0, "refuted")])
+def test_binocts_gap_at_the_papers_limit_settles_the_share(fig3_results, bound_at_the_hour, ours, verdict):
+    root, records = fig3_results
+    binoct = next(r["config"] for r in records if r["config"]["method"] == "BinOCT")
+    records = [_binoct_run(binoct, 50.0, 61.0, 10.0) if r["config"] == binoct else r for r in records]
+    export_results(records, results_file(root, "001", "tuning"))
+    results = StoredResults("001", results_dir=root)
+    # within 10 s: 11 errors against a bound that allows none: 100 %, an upper bound of the share
+    short = p001.full_gap_share(results, min_size=100)
+    assert (short.value, short.bound, short.n) == (100.0, "upper", 1)
+    # the hour keeps the bound at 61 (100 %: a lower bound, and the share can be no larger) or lowers it to 58
+    # (3 errors at least against 6: 50 %, so no instance keeps 100 % and none is left to raise the share)
+    export_results([_binoct_run(binoct | {"time_limit": 3600.0}, 55.0, bound_at_the_hour, 3600.0)],
+                   results_file(root, "001", "gap_recheck"))
+    share = p001.full_gap_share(StoredResults("001", results_dir=root), min_size=100)
+    assert (share.value, share.bound, share.ceiling) == (ours, "lower", ours)
+    claim = next(c for c in claims.claims("001") if c["id"] == "001-6")
+    assert claims.judge(claim, share)[0] == verdict
 
 
 @pytest.mark.parametrize("gap_at_the_hour, ours, verdict", [(0.22, 22.0, "refuted"), (0.1, 10.0, "not tested")])
