@@ -123,6 +123,25 @@ def test_datasets_not_worse_names_the_datasets_that_are_worse(tmp_path):
     assert measured.value == 31 and "fewer on: monk1, wine" in measured.note
 
 
+def test_the_lost_instances_are_solved_again_technique_by_technique(tmp_path):
+    # as above: Accelerated loses monk1 (one-hot) and wine (QB-5, QT-5) at depth 4, both sample λ: 6 instances
+    records = sample_records(bendoct_proves=lambda d, e, depth, lam: d in ("monk1", "wine"),
+                             accelerated_proves=lambda d, e, depth, lam: d not in ("monk1", "wine") or depth == 3)
+    results = stored(tmp_path, "instances", records)
+    lost = p003.lost_instances(p003.stored_instances(results))
+    assert len(lost) == 6 and set(lost["depth"]) == {4} and set(lost["dataset"]) == {"monk1", "wine"}
+    configs = p003.lost_instance_configs(p003.get_profile("full"), p003.stored_instances(results))
+    assert len(configs) == 12 and {c["method"] for c in configs} == {"All - EQP", "EQP"}
+    assert p003.lost_instance_configs(p003.get_profile("quick"), p003.stored_instances(results)) == []
+    # without EQP every lost instance is proved (2 s); EQP alone proves none
+    reruns = [record(c["dataset"], c["encoding"], c["depth"], c["leaf_penalty"], c["method"],
+                     "optimal" if c["method"] == "All - EQP" else "time_limit", runtime=2.0) for c in configs]
+    export_results(reruns, results_file(tmp_path, "003", "lost_instances"))
+    measured = claims.metrics("003")["datasets_not_worse"](StoredResults("003", results_dir=tmp_path))
+    assert ("of the 6 instances BendOCT proves and it does not, All - EQP proves 6 of 6 (2.0-2.0 s), EQP proves "
+            "0 of 6") in measured.note
+
+
 def test_datasets_without_eqp_sets_counts_datasets_not_encodings(tmp_path):
     counts = {("soybean-small", "onehot"): 0, ("wine", "QB-5"): 0, ("wine", "QT-5"): 0, ("iris", "QB-5"): 0}
     records = [record(None, None, None, None, None, extra_config={"check": "eqp_sets", "dataset": d,

@@ -48,7 +48,7 @@ from odtlib.models import RegularizedBendOCT
 from odtlib.models.univariate.regularized_bendoct import eqp_method_name
 
 __all__ = [
-    "PAPER", "EXPERIMENTS",
+    "PAPER", "EXPERIMENTS", "lost_instances", "lost_instance_configs", "lost_instances_summary",
     "DATASETS", "DEPTHS", "LAMBDAS", "METHODS", "PROFILES", "PUBLISHED_OPTIMA", "STUDIES", "Profile",
     "compare_study", "eqp_configs", "get_profile", "grid", "instance_frame", "load", "make_model", "method_totals",
     "methods_agree", "no_tree_found", "open_instances", "open_instances_table", "optimum_crosscheck", "ordering",
@@ -152,6 +152,9 @@ class Profile:
     # STreeD's limit (s) on each of the 407 open instances (`open_streed_configs`); None: STreeD runs only on the
     # open instances our runs close, as their check
     streed_open_limit: float | None = None
+    # methods that solve again the λ-sample instances BendOCT proves and Accelerated BendOCT does not (claim 003-6:
+    # which technique loses them; `lost_instance_configs`)
+    lost_instance_methods: tuple[str, ...] = ()
 
     @property
     def n_instances(self) -> int:
@@ -194,7 +197,7 @@ PROFILES = {
         "full", datasets=DATASETS, depths=DEPTHS, lambdas=LAMBDAS,
         methods=("Accelerated BendOCT", "BendOCT", "Accelerated (No PBCP)"), time_limit=30,
         sampled_methods=("BendOCT", "Accelerated (No PBCP)"), sample_lambdas=FULL_SAMPLE_LAMBDAS,
-        streed_open_limit=60,
+        streed_open_limit=60, lost_instance_methods=("All - EQP", "EQP"),
         notes="Table 1 at scale: Accelerated BendOCT on all 1620 instances (54 dataset-encodings x depths 3-4 x "
               "15 λ); BendOCT and Accelerated (No PBCP) on a λ sample (0.001 and 0.04: 216 instances each, every "
               "dataset-encoding and depth present); 30 s per solve instead of 3600 s (SCIP, one thread). A count "
@@ -204,7 +207,9 @@ PROFILES = {
               "ann-thyroid add 10-26 s of model building around each solve), so about 14 CPU-hours in all: "
               "over the 4-hour budget because the engine runs the whole grid, and filled in over several "
               "sittings. STreeD also solves each of the 407 open instances with 60 s each: measured 1.0 "
-              "CPU-hour, 376 proved (median 2.0 s), 31 stopped at 60 s (ozone-one, and sonar in QB-5, depth 4)."),
+              "CPU-hour, 376 proved (median 2.0 s), 31 stopped at 60 s (ozone-one, and sonar in QB-5, depth 4). "
+              "The λ-sample instances BendOCT proves and Accelerated BendOCT does not are solved again without EQP "
+              "inequalities (All - EQP) and with EQP alone (lost_instance_configs, claim 003-6)."),
     "paper": Profile(
         "paper", datasets=DATASETS, depths=DEPTHS, lambdas=LAMBDAS, methods=_ALL_METHODS, time_limit=3600,
         notes="The paper's full grid (1620 instances per method, 1 h per solve) for every method of every "
@@ -583,6 +588,28 @@ def open_streed_configs(profile: Profile) -> list[dict]:
     return streed_configs(open_instances(), profile.streed_open_limit)
 
 
+def lost_instances(instances: pd.DataFrame, method: str = "Accelerated BendOCT",
+                   baseline: str = "BendOCT") -> pd.DataFrame:
+    """The instances (`INSTANCE` columns) that ``baseline`` proves optimal and ``method`` does not, both runs
+    finished (`instance_frame` rows): where the acceleration loses."""
+    finished = instances[~instances["failed"]]
+    pairs = _subset(finished, method)[[*INSTANCE, "solved"]].merge(
+        _subset(finished, baseline)[[*INSTANCE, "solved"]], on=INSTANCE, suffixes=("_m", "_b"))
+    return pairs.loc[pairs["solved_b"] & ~pairs["solved_m"], INSTANCE].reset_index(drop=True)
+
+
+def lost_instance_configs(profile: Profile, instances: pd.DataFrame, solver: str = "scip",
+                          threads: int = 1) -> list[dict]:
+    """`run` configs of the profile's ``lost_instance_methods`` on the `lost_instances` of Accelerated BendOCT
+    against BendOCT, at the profile's limit: the ablation that tells which technique loses them."""
+    if not profile.lost_instance_methods or instances.empty:
+        return []
+    return [{"dataset": d, "encoding": e, "depth": int(depth), "leaf_penalty": float(lam), "method": method,
+             "solver": solver, "time_limit": profile.time_limit, "threads": threads}
+            for method in profile.lost_instance_methods
+            for d, e, depth, lam in lost_instances(instances).itertuples(index=False)]
+
+
 def run_eqp_count(config: dict) -> dict:
     """How many EQP sets (13) with |F*| <= ``max_split`` one dataset-encoding has (config: ``dataset``,
     ``encoding``, ``max_split``), with its rows and binary features."""
@@ -759,7 +786,7 @@ def flow_model_with_scores(X: np.ndarray, y: np.ndarray, depth: int, leaf_penalt
 
 
 # the result stores of this paper and the run function that fills each (odtlib.experiments.protocol)
-EXPERIMENTS = {"instances": run, "streed": run_streed, "eqp_sets": run_eqp_count}
+EXPERIMENTS = {"instances": run, "streed": run_streed, "eqp_sets": run_eqp_count, "lost_instances": run}
 
 
 # ------------------------------------------------------------------------------------------- claims
@@ -878,8 +905,25 @@ def datasets_not_worse(results: StoredResults, method: str = ACCELERATED, baseli
         return Measured(None, reason=f"full run: {note}; the count waits for the whole sample")
     per_dataset = pairs.groupby("dataset")[["solved_m", "solved_b"]].sum()
     worse = per_dataset.index[per_dataset["solved_m"] < per_dataset["solved_b"]].tolist()
-    return Measured(len(per_dataset) - len(worse), n=len(per_dataset),
-                    note=f"{note}; {method} proves fewer on: {', '.join(worse) or 'none'}")
+    note = f"{note}; {method} proves fewer on: {', '.join(worse) or 'none'}"
+    if results.has("lost_instances"):
+        n_lost = len(lost_instances(stored_instances(results)))
+        note += f"; {lost_instances_summary(results.frame('lost_instances'), n_lost)}"
+    return Measured(len(per_dataset) - len(worse), n=len(per_dataset), note=note)
+
+
+def lost_instances_summary(reruns: pd.DataFrame, n_lost: int) -> str:
+    """One sentence on the `lost_instance_configs` runs: how many of the ``n_lost`` instances each method proves
+    and how fast."""
+    if reruns.empty:
+        return "the lost instances are not solved again yet"
+    frame = instance_frame(reruns)
+    parts = []
+    for method, runs in frame.groupby("method", sort=False):
+        proved = runs.loc[runs["solved"], "solve_runtime"]
+        when = f" ({proved.min():.1f}-{proved.max():.1f} s)" if len(proved) else ""
+        parts.append(f"{method} proves {len(proved)} of {len(runs)}{when}")
+    return f"of the {n_lost} instances BendOCT proves and it does not, " + ", ".join(parts)
 
 
 @metric("003")
