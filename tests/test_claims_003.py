@@ -130,6 +130,8 @@ def test_the_lost_instances_are_solved_again_technique_by_technique(tmp_path):
     results = stored(tmp_path, "instances", records)
     lost = p003.lost_instances(p003.stored_instances(results))
     assert len(lost) == 6 and set(lost["depth"]) == {4} and set(lost["dataset"]) == {"monk1", "wine"}
+    # every stored run stopped after one node, so the six unproved Accelerated runs all stalled at the root
+    assert p003.root_stalls(p003.stored_instances(results)).to_dict() == {"wine": 4, "monk1": 2}
     configs = p003.lost_instance_configs(p003.get_profile("full"), p003.stored_instances(results))
     assert len(configs) == 12 and {c["method"] for c in configs} == {"All - EQP", "EQP"}
     assert p003.lost_instance_configs(p003.get_profile("quick"), p003.stored_instances(results)) == []

@@ -49,6 +49,7 @@ from odtlib.models.univariate.regularized_bendoct import eqp_method_name
 
 __all__ = [
     "PAPER", "EXPERIMENTS", "lost_instances", "lost_instance_configs", "lost_instances_summary",
+    "root_stalls",
     "DATASETS", "DEPTHS", "LAMBDAS", "METHODS", "PROFILES", "PUBLISHED_OPTIMA", "STUDIES", "Profile",
     "compare_study", "eqp_configs", "get_profile", "grid", "instance_frame", "load", "make_model", "method_totals",
     "methods_agree", "no_tree_found", "open_instances", "open_instances_table", "optimum_crosscheck", "ordering",
@@ -596,6 +597,14 @@ def lost_instances(instances: pd.DataFrame, method: str = "Accelerated BendOCT",
     pairs = _subset(finished, method)[[*INSTANCE, "solved"]].merge(
         _subset(finished, baseline)[[*INSTANCE, "solved"]], on=INSTANCE, suffixes=("_m", "_b"))
     return pairs.loc[pairs["solved_b"] & ~pairs["solved_m"], INSTANCE].reset_index(drop=True)
+
+
+def root_stalls(instances: pd.DataFrame, method: str = "Accelerated BendOCT") -> pd.Series:
+    """Per dataset, how many of ``method``'s unproved runs (`instance_frame` rows) stopped without leaving the
+    root node (at most one node): the search never branched, so the limit went to the root LP and its cuts."""
+    runs = _subset(instances, method)
+    stalled = runs[~runs["failed"] & ~runs["solved"] & (pd.to_numeric(runs["solve_nodes"], errors="coerce") <= 1)]
+    return stalled.groupby("dataset").size().sort_values(ascending=False).rename("root_stalls")
 
 
 def lost_instance_configs(profile: Profile, instances: pd.DataFrame, solver: str = "scip",
