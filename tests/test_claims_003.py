@@ -182,6 +182,40 @@ def test_open_instances_closed_counts_checked_optima(tmp_path):
     assert verdict == "refuted"     # a lower bound above 0 settles "at most 0"
 
 
+def test_the_open_instance_nearest_to_a_proof_is_solved_again_for_the_hour(tmp_path):
+    # three open instances (ILPD QB-5, depth 4) stopped at 30 s with gaps of 5, 1 and 3 %, and monk1 (not open)
+    # with a smaller gap still: the 1 % one (λ = 2e-4) is solved again
+    runs = []
+    for dataset, encoding, depth, lam, gap in (("ILPD", "QB-5", 4, 0.0001, 0.05), ("ILPD", "QB-5", 4, 0.0002, 0.01),
+                                               ("ILPD", "QB-5", 4, 0.0004, 0.03), ("monk1", "onehot", 3, 0.01, 0.001)):
+        runs.append(record(dataset, encoding, depth, lam, ACC, "time_limit"))
+        runs[-1]["solve_result"]["gap"] = gap
+    results = stored(tmp_path, "instances", runs)
+    configs = p003.open_recheck_configs(p003.get_profile("full"), p003.stored_instances(results))
+    assert configs == [{"dataset": "ILPD", "encoding": "QB-5", "depth": 4, "leaf_penalty": 0.0002, "method": ACC,
+                        "solver": "scip", "time_limit": 3600.0, "threads": 1}]
+    assert p003.open_recheck_configs(p003.get_profile("quick"), p003.stored_instances(results)) == []
+
+    def recheck(status, gap):
+        row = record("ILPD", "QB-5", 4, 0.0002, ACC, status, runtime=1800.0)
+        row["solve_result"]["gap"] = gap
+        return row | {"config": configs[0], "key": config_key(configs[0])}
+
+    compute = claims.metrics("003")["open_instances_closed"]
+    # stopped again, at 0.5 %: nothing closed, and the note says what the hour did
+    export_results([recheck("time_limit", 0.005)], results_file(tmp_path, "003", "open_recheck"))
+    measured = compute(StoredResults("003", results_dir=tmp_path))
+    assert (measured.value, measured.bound) == (0, "lower")
+    assert ("or within 3600 s for the 1 solved again, of which 0 proved: ILPD QB-5 depth 4 λ = 0.0002 "
+            "(time_limit, gap 0.50 %)") in measured.note
+    # proved within the hour: one closed instance, which refutes "at most 0"
+    export_results([recheck("optimal", 0.0)], results_file(tmp_path, "003", "open_recheck"))
+    measured = compute(StoredResults("003", results_dir=tmp_path))
+    assert measured.value == 1 and "of which 1 proved" in measured.note
+    claim = next(c for c in claims.claims("003") if c["compute"] == "open_instances_closed")
+    assert claims.judge(claim, measured)[0] == "refuted"
+
+
 def test_streed_on_every_open_instance_is_summarised_and_a_finished_search_wins(tmp_path):
     # ILPD QB-5 depth 4: λ = 1e-4 our incumbent 0.79 (not proved) and STreeD 0.79 at 60 s; λ = 2e-4 ours 0.70 and
     # STreeD 0.78 at 60 s; λ = 4e-4 no run of ours, STreeD stopped at 60 s (0.5) but finished at 600 s (0.77)
