@@ -86,6 +86,7 @@ S1O, S1O_DS, CART, OCTH, BINOCT, FAIR = "S1O", "S1O-DS", "CART", "OCT-H", "BinOC
 METHODS = (S1O, S1O_DS, CART, OCTH, BINOCT, FAIR)
 TABLE_DEPTH = {1: 3, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 2, 8: 3}
 MEDIUM_TABLES, SELECTION_TABLES = (1, 2, 3, 4, 5), (6, 7, 8)
+BEST_START_TABLES = (7, 8)      # the tables of claims 004-9 and 004-10 (`selection_best_grid`)
 _TABLE_NAMES = {1: "table1", 2: "table2", 3: "table3", 4: "table4", 5: "table5", 6: "table6", 7: "table7",
                 8: "table8"}
 MEDIUM_TIME_LIMIT, LARGE_TIME_LIMIT = 900.0, 4 * 3600.0   # the paper's 15 min (Table 1: 30 min) and 4 h
@@ -192,6 +193,7 @@ class Profile:
     baseline_splits: tuple[int, ...] | None = None   # splits of OCT-H, Fair, BinOCT (None: ``splits``)
     selection_splits: tuple[int, ...] | None = None  # splits of Tables 6-8 (None: ``splits``)
     claims_first: bool = False                  # medium grid: S1O and CART split by split first (`medium_grid`)
+    selection_best_limit: float | None = None   # S1O-DS of Tables 7-8 again from the better start (seconds)
 
     def with_time_limit(self, time_limit: float) -> Profile:
         limit = float(time_limit)
@@ -236,7 +238,7 @@ PROFILES = {
         "full", medium=_all(MEDIUM_TABLES), splits=tuple(range(5)), time_limit=30, tune=False,
         tuning_time_limit=30, selection=_all((7, 8, 6)), selection_time_limit=60,
         selection_methods=(S1O_DS, CART, OCTH), s1o_start="best",
-        baseline_splits=(0, 1, 2), selection_splits=(0,), claims_first=True, tolerance=3.0,
+        baseline_splits=(0, 1, 2), selection_splits=(0,), claims_first=True, tolerance=3.0, selection_best_limit=300,
         notes="The claims at scale on 2 cores (HiGHS, one thread per run). Tables 1-5: all 25 (dataset, depth) "
               "cells we have (Spectf-heart is not in the mirror); S1O and CART on five 75/25 splits, OCT-H, Fair "
               "and BinOCT on splits 0-2: 418 runs (125 S1O, 125 CART, 75 OCT-H, 75 Fair, 18 BinOCT); 30 s per MIP "
@@ -248,7 +250,9 @@ PROFILES = {
               "Order: S1O and CART on every cell, split by split, then the baselines split by split. Tables 6-8: "
               "every dataset, split 0, the paper's protocol (printed parameters, CART start; an SVM start on the "
               "selected rows lost to CART on seismic: 90.9 against 93.3 %), CART and OCT-H (no Fair), 60 s per "
-              "MIP, Table 7 first: 51 runs. Estimate (not yet measured end to end): "
+              "MIP, Table 7 first: 51 runs. Then S1O-DS once more on Tables 7-8 (claims 004-9 and 004-10), from "
+              "the better in (1a) of CART's tree and paper 002's SVM tree on the kept rows (start 'best'), 300 s "
+              "per MIP: 12 runs (`selection_best`). Estimate (not yet measured end to end): "
               "a MIP run takes its limit plus 1-10 s (measured on this machine under load: S1O 61-68 s at a 60 s "
               "limit on 7 datasets, 88 s on Image; choosing the better start adds about 10 s), so Tables 1-5 take "
               "at most 125 S1O x 40 s + 168 baseline runs x 33 s = 2.9 CPU-h (Fair and BinOCT often prove "
@@ -396,14 +400,16 @@ def run_medium(config: dict) -> dict:
     return out
 
 
-def start_accuracies(source: str, depth: int, X_train, y_train, X_test, y_test) -> dict:
+def start_accuracies(source: str, depth: int, X_train, y_train, X_test, y_test, svm_rows=None) -> dict:
     """Training and test accuracy (percent) of S1O's start tree alone: paper 002's `SVMTreeClassifier` (source
-    "svm") or CART's tree ("cart"), the trees ``warm_start="svm"`` / ``"best"`` start the MIP from, so that a
-    table can show what the MIP added to its start."""
+    "svm"; grown on the training rows ``svm_rows``, all by default: S1O-DS grows it on the kept rows) or CART's
+    tree on every training row ("cart"), the trees ``warm_start="svm"`` / ``"best"`` start the MIP from, so that
+    a table can show what the MIP added to its start."""
     if source == "svm":
         from odtlib.models.svm_tree import SVMTreeClassifier
 
-        tree = SVMTreeClassifier(depth=depth, random_state=0).fit(X_train, y_train)
+        rows = slice(None) if svm_rows is None else svm_rows
+        tree = SVMTreeClassifier(depth=depth, random_state=0).fit(X_train[rows], y_train[rows])
     else:
         tree = make_model(CART, depth).fit(X_train, y_train)
     return {"start_train_acc": 100 * accuracy(tree, X_train, y_train),
@@ -426,7 +432,7 @@ def medium_grid(profile: Profile, solver: str = "highs") -> Grid:
                     tuning_time_limit=profile.tuning_time_limit)
         grid = part if grid is None else grid + part
     if grid is None:
-        return Grid(dataset=[])
+        return Grid()
     return _claims_grid(grid, profile) if profile.claims_first else grid
 
 
@@ -480,14 +486,16 @@ def tune_selection(X: np.ndarray, y: np.ndarray, depth: int, params: dict, *, so
 def run_selection(config: dict) -> dict:
     """One (table, dataset, method, split) of Tables 6-8 at the table's depth. S1O-DS gets the paper's
     printed parameters (`selection_params`), or with ``config["tune"]`` ε, α₁, α₂ by `tune_selection` on the
-    training part, and the warm start ``config["start"]`` ("cart", the paper's, or "svm"). With
+    training part, and the warm start ``config["start"]``: "cart" (the paper's: CART's tree on every training
+    row), "svm" (paper 002's SVM tree on the kept rows) or "best" (the better of the two in (1a)). With
     ``config["rows"]`` the training part is a stratified draw of that many rows (short profiles); the test part
     is always the whole 25 %.
 
     Metrics as `run_medium`, plus ``selected_pct``, ``n_selected``, ``n_lps``, ``lp_seconds`` and the paper's
-    ``paper_selected_pct`` for S1O-DS, and ``no_result`` (why a MIP gave no tree: the model is over
+    ``paper_selected_pct`` for S1O-DS (with a start other than "cart" also ``start_source`` and the start tree's
+    accuracies, `start_accuracies`), and ``no_result`` (why a MIP gave no tree: the model is over
     ``max_variables`` and was not built, or the solver found no tree within the limit; the paper's "N/A")."""
-    table, method = config["table"], config["method"]
+    table, method, start = config["table"], config["method"], config.get("start", "cart")
     X, y = load(config["dataset"])
     train, test = split(y, config["split"])
     train = draw_rows(y, train, config.get("rows"), config["split"])
@@ -495,8 +503,8 @@ def run_selection(config: dict) -> dict:
     if method == S1O_DS:
         params = selection_params(table, config["dataset"])
         paper_pct = params.pop("selected_data_pct")
-        if config.get("start", "cart") == "svm":
-            params["warm_start"] = "svm"
+        if start != "cart":
+            params["warm_start"] = start
         if config.get("tune"):
             params, _ = tune_selection(X[train], y[train], TABLE_DEPTH[table], params, solver=config["solver"],
                                        seed=config["split"])
@@ -512,6 +520,10 @@ def run_selection(config: dict) -> dict:
     out = _outcome(model, X[train], y[train], X[test], y[test], time.perf_counter() - tic)
     if method == S1O_DS:
         out["metrics"].update(selection_metrics(model, len(train)), paper_selected_pct=paper_pct)
+    if method == S1O_DS and start != "cart":
+        source = "cart" if model.estimator_.warm_start_source_ == "tree" else model.estimator_.warm_start_source_
+        out["metrics"].update(start_source=source, **start_accuracies(source, TABLE_DEPTH[table], X[train], y[train],
+                                                                      X[test], y[test], model.selected_rows_))
     return out
 
 
@@ -525,7 +537,23 @@ def selection_grid(profile: Profile, solver: str = "highs") -> Grid:
                     time_limit=profile.selection_time_limit, rows=profile.selection_rows,
                     start=profile.selection_start, tune=profile.selection_tune)
         grid = part if grid is None else grid + part
-    return grid if grid is not None else Grid(dataset=[])
+    return grid if grid is not None else Grid()
+
+
+def selection_best_grid(profile: Profile, solver: str = "highs") -> Grid:
+    """Claims 004-9 and 004-10 beyond the paper's start: S1O-DS on the profile's datasets of Tables 7 and 8
+    (`BEST_START_TABLES`), each started from the better in (1a) of CART's tree and paper 002's SVM tree on the
+    kept rows (``start="best"``), for ``selection_best_limit`` seconds; empty without that limit."""
+    if not profile.selection_best_limit:
+        return Grid()
+    splits = profile.splits if profile.selection_splits is None else profile.selection_splits
+    grid = Grid()
+    for table, dataset in profile.selection:
+        if table in BEST_START_TABLES:
+            grid = grid + Grid(table=table, dataset=dataset, method=[S1O_DS], split=list(splits), solver=solver,
+                               time_limit=profile.selection_best_limit, rows=profile.selection_rows, start="best",
+                               tune=profile.selection_tune)
+    return grid
 
 
 # ----------------------------------------------------------------------------------------------- tables
@@ -677,7 +705,8 @@ def toy_data() -> tuple[np.ndarray, np.ndarray]:
 
 
 # the result stores of this paper and the run function that fills each (odtlib.experiments.protocol)
-EXPERIMENTS = {"medium": run_medium, "selection": run_selection}
+EXPERIMENTS = {"medium": run_medium, "selection": run_selection, "selection_best": run_selection}
+FULL_GRIDS = {"medium": medium_grid, "selection": selection_grid, "selection_best": selection_best_grid}
 
 
 # ----------------------------------------------------------------------------------------------- claims
@@ -686,9 +715,8 @@ EXPERIMENTS = {"medium": run_medium, "selection": run_selection}
 # dataset it averages over has no result yet (a mean over part of the datasets would not be the claim's).
 @cache
 def _full_configs(experiment: str) -> tuple[dict, ...]:
-    """The configs of ``experiment`` ("medium" or "selection") in the full profile's grid (cached: read only)."""
-    profile = PROFILES["full"]
-    return tuple(medium_grid(profile) if experiment == "medium" else selection_grid(profile))
+    """The configs of ``experiment`` (a key of `FULL_GRIDS`) in the full profile's grid (cached: read only)."""
+    return tuple(FULL_GRIDS[experiment](PROFILES["full"]))
 
 
 def _stored(results: StoredResults, experiment: str, keep) -> tuple[pd.DataFrame, int]:
@@ -834,7 +862,7 @@ def full_coverage(results_dir=None) -> pd.DataFrame:
     ``results/full``), and failed among them: the coverage the claims ledger is computed on."""
     results = StoredResults("004", results_dir)
     rows = []
-    for experiment in ("medium", "selection"):
+    for experiment in FULL_GRIDS:
         stored, total = _stored(results, experiment, lambda config: True)
         rows.append({"experiment": experiment, "configs": total, "stored": len(stored),
                      "failed": int((stored["status"] != "ok").sum()) if len(stored) else 0})

@@ -90,8 +90,8 @@ class DataSelectedClassifier(_RowSelectingClassifier):
     ``fit`` fits CART's tree of the selector's depth on every row, the selector on that tree's clusters, and a
     clone of ``estimator`` on the kept rows. With :class:`~odtlib.models.SVM1ODT` (the default) this is the
     paper's S1O-DS: α₁ and ε resolved on all rows, and the MIP started from CART's tree when its
-    ``warm_start`` is True or "best" (another ``warm_start`` is kept: "svm" grows paper 002's SVM tree on the
-    kept rows).
+    ``warm_start`` is True; "best" (SVM1ODT's default) starts from the better in (1a), on the kept rows, of that
+    tree and paper 002's SVM tree grown on the kept rows, and "svm" from the SVM tree alone.
 
     Parameters
     ----------

@@ -655,8 +655,9 @@ class SVM1ODT(PointWeightsFit, MIPTreeClassifier):
         """The unfitted copy of this estimator that data selection fits on rows of X (paper 004, Section 3 and
         Algorithm 3; :class:`~odtlib.models.DataSelectedClassifier`, :class:`~odtlib.models.IterativeTraining`):
         α₁ and ε resolved on every row of X, as ``fit(X)`` would ("Defaults for a user" in the module
-        docstring), and the warm start ``start`` (CART's tree, or Algorithm 3's last tree) when ``warm_start``
-        is True or "best". Every row of X must lie in [0, 1] (``column_names`` name X's columns in the error)."""
+        docstring), and the warm start ``start`` (CART's tree on every row, or Algorithm 3's last tree) when
+        ``warm_start`` is True; with "best" ``start`` competes in (1a) with paper 002's SVM tree on the kept rows,
+        as in ``fit``. Every row of X must lie in [0, 1] (``column_names`` name X's columns in the error)."""
         if self.categorical_features is not None:
             raise ValueError("data selection works on numerical features (convex hulls of points); give an SVM1ODT "
                              "without categorical_features, or one-hot encode the categories")
@@ -666,8 +667,12 @@ class SVM1ODT(PointWeightsFit, MIPTreeClassifier):
         names = column_names if column_names is not None else self._column_names(X.shape[1])
         check_unit_interval(X, names, type(self).__name__)
         alpha1, epsilon = self._margin_parameters(X)
-        warm_start = start if self.warm_start in (True, "best") else self.warm_start
-        return clone(self).set_params(alpha1=alpha1, epsilon=epsilon, warm_start=warm_start)
+        copy = clone(self).set_params(alpha1=alpha1, epsilon=epsilon)
+        if self.warm_start is True:
+            return copy.set_params(warm_start=start)
+        if self.warm_start == "best":
+            copy._best_start_tree = start          # CART's side of "best" (`_initial_tree`), not a parameter
+        return copy
 
     def _selection_parameters(self, names: tuple[str, ...] = (*SELECTOR_PARAMETERS, "n_iterations")) -> dict:
         """The deprecated data-selection parameters among ``names`` that were given (not left at DEPRECATED)."""
@@ -729,16 +734,17 @@ class SVM1ODT(PointWeightsFit, MIPTreeClassifier):
     def _initial_tree(self, ctx):
         """The paper's start, CART's tree (``warm_start`` True or "best"), a given Tree, or with ``"svm"`` paper
         002's SVM tree on these rows. With "best" the formulation prices the SVM tree against CART's
-        (:meth:`_build`)."""
+        (:meth:`_build`); under data selection CART's side is the tree `for_selected_rows` was given."""
         if self.warm_start == "svm":
             return self._svm_tree(ctx)
         if self.warm_start == "best":
-            return cart_start(ctx, self._parameter("random_state"))
+            given = getattr(self, "_best_start_tree", None)
+            return given if given is not None else cart_start(ctx, self._parameter("random_state"))
         return super()._initial_tree(ctx)
 
     def _start_source(self) -> str | None:
         """What :meth:`_initial_tree` starts from: "cart", "svm", "tree" (a given Tree) or None (no start)."""
-        if isinstance(self.warm_start, Tree):
+        if isinstance(self.warm_start, Tree) or getattr(self, "_best_start_tree", None) is not None:
             return "tree"
         if self.warm_start == "svm":
             return "svm"
