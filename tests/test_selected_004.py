@@ -59,6 +59,27 @@ def test_data_selected_classifier_is_section_3_and_the_old_svm1odt_tree(method):
     assert sum(leaf.n_samples for leaf in clf.tree_.nodes.values() if isinstance(leaf, Leaf)) == len(y)
 
 
+def test_best_start_under_selection_prices_the_svm_tree_of_the_kept_rows(monkeypatch):
+    """warm_start="best" under data selection: CART's tree on every row against paper 002's SVM tree grown on
+    the kept rows (on a diagonal boundary the oblique SVM split wins); True keeps CART's tree alone. The start
+    changes nothing once the solve proves its optimum."""
+    from odtlib.models.svm1odt import svm1odt as module
+
+    grown_on = []
+    original = module.svm_split_tree
+    monkeypatch.setattr(module, "svm_split_tree", lambda A, *args, **kw: grown_on.append(A) or original(A, *args, **kw))
+    X = np.random.default_rng(0).uniform(0, 1, size=(80, 2))
+    y = (X.sum(axis=1) > 1).astype(int)
+    best = DataSelectedClassifier(SVM1ODT(depth=1, warm_start="best", time_limit=30)).fit(X, y)
+    assert len(grown_on) == 1 and best.estimator_.warm_start_source_ == "svm"
+    np.testing.assert_array_equal(grown_on[0], X[best.selected_rows_])
+    cart = DataSelectedClassifier(SVM1ODT(depth=1, warm_start=True, time_limit=30)).fit(X, y)
+    assert len(grown_on) == 1 and cart.estimator_.warm_start_source_ == "tree"
+    np.testing.assert_array_equal(cart.selected_rows_, best.selected_rows_)
+    assert best.solve_result_.status == cart.solve_result_.status == "optimal"
+    assert best.solve_result_.objective == pytest.approx(cart.solve_result_.objective)
+
+
 def test_the_squares_keep_their_corners():
     # each class is one cluster of CART's stump; its centre is the one point inside the hull of the other four,
     # and with beta1 = 0.9 Algorithm 1 keeps N \ I once |I| = 1 >= (1 - 0.9) * 5: rows 0-3 and 5-8
