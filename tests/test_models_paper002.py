@@ -108,6 +108,39 @@ def test_warm_starts_satisfy_the_model_and_reach_the_optimum(cls):
         assert round(fit(cls, X, y, depth=2, warm_start=start).solve_result_.objective) == expected
 
 
+@pytest.mark.parametrize("max_splits", [0, 1, 2, 3])
+def test_carts_start_keeps_the_split_budget(max_splits):
+    """With β = ``max_splits`` below CART's three depth-2 splits, CART's start is grown best-first to β + 1
+    leaves, so it satisfies (1h) and the solver keeps it (it was dropped: the paper-002 inner CV at β = 2); with
+    β = 0 there is no start (the one-leaf tree needs none). With or without the start the fit reaches the same
+    optimum."""
+    import warnings
+
+    from sklearn.tree import DecisionTreeClassifier
+
+    from odtlib.models import UnivariateOCT
+    from odtlib.solvers import StartRejectedWarning
+
+    X, y = grid_data(5, 24, n_classes=3)
+    assert DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y).tree_.node_count == 7    # three splits
+    for cls in (OCTH, UnivariateOCT):
+        est = cls(depth=2, max_splits=max_splits, warm_start=True)
+        est.classes_ = np.unique(y)
+        ctx = est._context(X, np.searchsorted(est.classes_, y))
+        start = est._initial_tree(ctx)
+        if max_splits == 0:
+            assert start is None
+            continue
+        assert sum(not isinstance(node, Leaf) for node in start.nodes.values()) == max_splits
+        formulation = est._build(ctx)
+        assert violated_constraints(formulation.model, formulation.start_values(start)) == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StartRejectedWarning)
+        started = fit(UnivariateOCT, X, y, depth=2, max_splits=max_splits, warm_start=True).solve_result_
+    plain = fit(UnivariateOCT, X, y, depth=2, max_splits=max_splits).solve_result_
+    assert started.status == plain.status == "optimal" and started.objective == pytest.approx(plain.objective)
+
+
 def test_margin_threshold_moves_to_the_nearest_gap_of_width_epsilon():
     values = np.array([0.10, 0.30, 0.302, 0.304, 0.60])
     assert margin_threshold(values, 0.303, 0.005) == pytest.approx(0.304)       # 1 point moves left, not 2 right

@@ -223,17 +223,19 @@ class PointWeightsFit:
 
 
 def cart_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int, seed: int = 0,
-              ccp_alpha: float = 0.0, sample_weight: np.ndarray | None = None) -> Tree:
+              ccp_alpha: float = 0.0, sample_weight: np.ndarray | None = None,
+              max_leaf_nodes: int | None = None) -> Tree:
     """A scikit-learn CART tree (Gini) of at most ``depth`` levels as an odtlib Tree (breadth-first ids).
 
     ``y`` holds class indices into ``classes``; splits keep CART's thresholds (0.5 on 0/1 data: "x_f = 0 goes
     left", as the binary formulations). ``ccp_alpha`` > 0 prunes by minimal cost-complexity. ``sample_weight``
-    weights the points as in the fit it warm-starts.
+    weights the points as in the fit it warm-starts. ``max_leaf_nodes`` (at least 2) grows the tree best-first
+    up to that many leaves, so that it keeps a split budget.
     """
     from sklearn.tree import DecisionTreeClassifier
 
-    cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha).fit(
-        X, y, sample_weight=sample_weight)
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=ccp_alpha,
+                                  max_leaf_nodes=max_leaf_nodes).fit(X, y, sample_weight=sample_weight)
     return Tree.from_sklearn(cart, classes[cart.classes_])
 
 
@@ -316,17 +318,25 @@ class MIPTreeClassifier(ODTClassifier):
         raise NotImplementedError
 
     def _initial_tree(self, ctx: FitContext) -> Tree | None:
-        """The warm-start tree: the given Tree, a CART tree (``warm_start=True``), or None."""
+        """The warm-start tree: the given Tree, a CART tree (``warm_start=True``; within the model's split
+        budget, `_cart_max_splits`), or None (also for a budget of no split: the one-leaf tree needs no start)."""
         if isinstance(self.warm_start, Tree):
             return self.warm_start
-        if not self.warm_start:
+        budget = self._cart_max_splits()
+        if not self.warm_start or budget == 0:
             return None
         return cart_tree(ctx.X, ctx.y, ctx.classes, ctx.depth, seed=self._parameter("random_state"),
-                         ccp_alpha=self._cart_ccp_alpha(), sample_weight=ctx.sample_weight)
+                         ccp_alpha=self._cart_ccp_alpha(), sample_weight=ctx.sample_weight,
+                         max_leaf_nodes=None if budget is None else budget + 1)
 
     def _cart_ccp_alpha(self) -> float:
         """Cost-complexity pruning of the CART warm start (0: unpruned)."""
         return 0.0
+
+    def _cart_max_splits(self) -> int | None:
+        """The most splits the CART warm start may have (None: any its depth allows); a start over the model's
+        split budget would violate the model, and the solver would drop it."""
+        return None
 
     def _callbacks(self, ctx: FitContext, formulation: Formulation):
         """The plug-ins of this solve as one Callbacks object (solvers.BranchAndCut), or None. Plug-ins that

@@ -262,6 +262,10 @@ class HyperplaneTreeClassifier(PointWeightsFit, MIPTreeClassifier):
         return {"epsilon": self.epsilon, "max_splits": self.max_splits, "ccp_alpha": self.ccp_alpha,
                 "start_source": self._start_source(ctx), "repair_start": self._starts_from_repair()}
 
+    def _cart_max_splits(self) -> int | None:
+        """β of (1h): CART's start keeps the split budget (grown best-first to β + 1 leaves)."""
+        return self.max_splits
+
     def _start_source(self, ctx: FitContext) -> str:
         """The name of the start tree of :meth:`_initial_tree` (the pipeline's: CART of the same depth, weighted
         as the fit)."""
