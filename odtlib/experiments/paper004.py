@@ -200,6 +200,11 @@ class Profile:
         return dataclasses.replace(self, time_limit=limit, tuning_time_limit=limit, selection_time_limit=limit)
 
     @property
+    def selection_run_splits(self) -> tuple[int, ...]:
+        """The splits of Tables 6-8: ``selection_splits``, else ``splits``."""
+        return self.splits if self.selection_splits is None else self.selection_splits
+
+    @property
     def n_medium(self) -> int:
         return len(medium_grid(self))
 
@@ -528,9 +533,8 @@ def selection_grid(profile: Profile, solver: str = "highs") -> Grid:
     grid = None
     for table, dataset in profile.selection:
         methods = [m for m in profile.selection_methods if m in table_methods(table)]
-        splits = profile.splits if profile.selection_splits is None else profile.selection_splits
-        part = Grid(table=table, dataset=dataset, method=methods, split=list(splits), solver=solver,
-                    time_limit=profile.selection_time_limit, rows=profile.selection_rows,
+        part = Grid(table=table, dataset=dataset, method=methods, split=list(profile.selection_run_splits),
+                    solver=solver, time_limit=profile.selection_time_limit, rows=profile.selection_rows,
                     start=profile.selection_start, tune=profile.selection_tune)
         grid = part if grid is None else grid + part
     return grid if grid is not None else Grid()
@@ -542,13 +546,12 @@ def selection_best_grid(profile: Profile, solver: str = "highs") -> Grid:
     kept rows (``start="best"``), for ``selection_best_limit`` seconds; empty without that limit."""
     if not profile.selection_best_limit:
         return Grid()
-    splits = profile.splits if profile.selection_splits is None else profile.selection_splits
     grid = Grid()
     for table, dataset in profile.selection:
         if table in BEST_START_TABLES:
-            grid = grid + Grid(table=table, dataset=dataset, method=[S1O_DS], split=list(splits), solver=solver,
-                               time_limit=profile.selection_best_limit, rows=profile.selection_rows, start="best",
-                               tune=profile.selection_tune)
+            grid = grid + Grid(table=table, dataset=dataset, method=[S1O_DS], split=list(profile.selection_run_splits),
+                               solver=solver, time_limit=profile.selection_best_limit, rows=profile.selection_rows,
+                               start="best", tune=profile.selection_tune)
     return grid
 
 
@@ -628,7 +631,7 @@ def compare_table(ours: pd.DataFrame, table: int, value: str, profile: Profile) 
         splits = profile.splits
         if table in SELECTION_TABLES:
             setting = f"the paper's parameters, {profile.selection_time_limit:g} s"
-            splits = profile.splits if profile.selection_splits is None else profile.selection_splits
+            splits = profile.selection_run_splits
         else:
             setting = ("tuned" if profile.tune else "fixed S1O parameters") + f", {profile.time_limit:g} s"
         reduced = f"not comparable: {profile.name} profile ({len(splits)} split(s), {setting})"

@@ -583,6 +583,8 @@ class SVM1ODT(PointWeightsFit, MIPTreeClassifier):
 
     requires_binary_features = False
     PAPER_METHODS = {"S1O": {"alpha1": 1000.0, "alpha2": 0.1, "epsilon": 0.01, "warm_start": True}}
+    _best_start_tree = None     # CART's side of warm_start="best" under data selection (`for_selected_rows`)
+
     _parameter_constraints = {
         **common_constraints(),
         "warm_start": ["boolean", Tree, StrOptions({"svm", "best"})],
@@ -671,7 +673,7 @@ class SVM1ODT(PointWeightsFit, MIPTreeClassifier):
         if self.warm_start is True:
             return copy.set_params(warm_start=start)
         if self.warm_start == "best":
-            copy._best_start_tree = start          # CART's side of "best" (`_initial_tree`), not a parameter
+            copy._best_start_tree = start          # not a parameter: set on this unfitted copy only
         return copy
 
     def _selection_parameters(self, names: tuple[str, ...] = (*SELECTOR_PARAMETERS, "n_iterations")) -> dict:
@@ -738,13 +740,14 @@ class SVM1ODT(PointWeightsFit, MIPTreeClassifier):
         if self.warm_start == "svm":
             return self._svm_tree(ctx)
         if self.warm_start == "best":
-            given = getattr(self, "_best_start_tree", None)
-            return given if given is not None else cart_start(ctx, self._parameter("random_state"))
+            if self._best_start_tree is not None:
+                return self._best_start_tree
+            return cart_start(ctx, self._parameter("random_state"))
         return super()._initial_tree(ctx)
 
     def _start_source(self) -> str | None:
         """What :meth:`_initial_tree` starts from: "cart", "svm", "tree" (a given Tree) or None (no start)."""
-        if isinstance(self.warm_start, Tree) or getattr(self, "_best_start_tree", None) is not None:
+        if isinstance(self.warm_start, Tree) or self._best_start_tree is not None:
             return "tree"
         if self.warm_start == "svm":
             return "svm"
