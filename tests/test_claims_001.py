@@ -2,6 +2,8 @@
 full profile's grid behind them."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
@@ -193,6 +195,66 @@ def test_a_gap_at_the_papers_limit_bounds_the_largest_gap_from_below(fig3_result
     assert "monk3, depth 2, λ = 0.9" in gap.note and "25.0 %" in gap.note
     claim = next(c for c in claims.claims("001") if c["id"] == "001-5")
     assert claims.judge(claim, gap)[0] == verdict          # above the paper's 20 % refutes; below settles nothing
+
+
+# Claim 001-2 at the paper's limit: monk3 and monk1 at depth 2 (two complete strata), λ = 0. Within 10 s
+# BinOCT proves monk3 in 2.0 s and leaves monk1 open; Benders proves monk3 in 5.0 s (10 / 5 = 2x: not
+# tested) and leaves monk1 open.
+@pytest.fixture
+def hour_results(tmp_path):
+    records = []
+    for dataset in ("monk3", "monk1"):
+        for config in (c for c in TUNING if c["dataset"] == dataset and c["depth"] == 2):
+            plan = PLAN[(config["method"], config["split_penalty"])]
+            if config["split_penalty"] == 0 and config["method"] in ("BinOCT", "Benders"):
+                plan = ("optimal", 2.0 if config["method"] == "BinOCT" else 5.0, 0.0) if dataset == "monk3" \
+                    else ("time_limit", 10.0, 0.5)
+            records.append(_record(config, no_tree=True) if plan is None else _record(config, *plan))
+    export_results(records, results_file(tmp_path, "001", "tuning"))
+    return tmp_path, {r["config"]["method"]: r["config"] for r in records
+                      if r["config"]["dataset"] == "monk1" and r["config"]["split_penalty"] == 0}
+
+
+def test_the_match_recheck_solves_the_open_lambda_zero_instances_again(hour_results):
+    root, monk1 = hour_results
+    tuning = p001.with_run_columns(StoredResults("001", results_dir=root).frame("tuning"))
+    # open within 10 s at λ = 0: Benders and BinOCT on monk1 (OCT and FlowOCT are not part of claim 001-2)
+    no_gap_recheck = replace(FULL, full_gap_rechecks=0)
+    assert p001.match_recheck_grid(no_gap_recheck, tuning) == [monk1["Benders"] | {"time_limit": 300},
+                                                               monk1["BinOCT"] | {"time_limit": 3600.0}]
+    # the full profile's gap recheck already solves both BinOCT instances (its 3 largest) for the hour
+    assert p001.match_recheck_grid(FULL, tuning) == [monk1["Benders"] | {"time_limit": 300}]
+    assert p001.match_recheck_grid(p001.get_profile("quick"), tuning) == []
+
+
+@pytest.mark.parametrize("binoct_hour, benders_again, ours, bound, verdict", [
+    # BinOCT leaves monk1 open for the hour: it proves 1, which Benders proves in 5 s: 3600 / 5 = 720x at least
+    (("time_limit", 3600.0, 0.5), None, 720.0, "lower", "confirmed"),
+    # BinOCT proves monk1 in 1800 s; Benders proves it in 100 s when solved again: 3600 / 100 = 36x at least
+    (("optimal", 1800.0, 0.0), ("optimal", 100.0, 0.0), 36.0, "lower", "confirmed"),
+    # ... Benders leaves it open for 300 s: it needs more than 283 s, the ratio is below 3600 / 300 = 12x
+    (("optimal", 1800.0, 0.0), ("time_limit", 300.0, 0.1), 12.0, "upper", "refuted"),
+    # ... Benders not solved again yet: BinOCT proves 2, Benders 1 so far: not settled
+    (("optimal", 1800.0, 0.0), None, None, None, "not tested"),
+])
+def test_rechecks_at_the_papers_limit_settle_the_speedup(hour_results, binoct_hour, benders_again, ours, bound,
+                                                         verdict):
+    root, monk1 = hour_results
+    claim = next(c for c in claims.claims("001") if c["id"] == "001-2")
+    short = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
+    assert (short.value, short.verdict) == (2.0, "not tested")
+    # the hour-long BinOCT run is stored by the gap recheck; Benders' rerun by the match recheck
+    export_results([_record(monk1["BinOCT"] | {"time_limit": 3600.0}, *binoct_hour)],
+                   results_file(root, "001", "gap_recheck"))
+    if benders_again:
+        export_results([_record(monk1["Benders"] | {"time_limit": 300}, *benders_again)],
+                       results_file(root, "001", "match_recheck"))
+    measured = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
+    if ours is None:
+        assert measured.verdict == "not tested" and "between 2 and 2 of 2" in measured.reason
+    else:
+        assert (measured.value, measured.bound) == (pytest.approx(ours), bound)
+    assert claims.judge(claim, measured)[0] == verdict
 
 
 def test_fig3_claims_give_no_number_before_a_stratum_is_complete(tmp_path, fig3_results):
