@@ -805,17 +805,16 @@ def _speedup_at_paper_limit(results: StoredResults, instances: pd.DataFrame, bas
     rechecks = _rechecks(results, ("match_recheck", "gap_recheck"))
     if rechecks.empty:
         return None
-    keys = set(instances[INSTANCE].apply(tuple, axis=1))
-    rechecks = rechecks[rechecks[INSTANCE].apply(tuple, axis=1).isin(keys)]
+    rechecks = rechecks[rechecks[INSTANCE].apply(tuple, axis=1).isin(_keys(instances))]
     hour = rechecks[(rechecks["method"] == baseline) & (rechecks["time_limit"] >= PAPER_TIME_LIMIT)]
     own = instances[instances["method"] == baseline]
-    floor = len(set(_proved(own)) | set(_proved(hour)))
-    still_open = set(hour.loc[~hour["solved"], INSTANCE].apply(tuple, axis=1)) if len(hour) else set()
-    ceiling = len(own) - len(still_open - set(_proved(own)))
+    proved = _keys(own[own["solved"]]) | _keys(hour[hour["solved"]])
+    still_open = _keys(hour[~hour["solved"]]) - proved
+    floor, ceiling = len(proved), len(own) - len(still_open)
     times = _proof_times(instances[instances["method"] == method], rechecks[rechecks["method"] == method])
     left_open = instances[(instances["method"] == method) & ~instances["solved"]]
     rerun = rechecks[(rechecks["method"] == method) & (rechecks["time_limit"] >= deadline)]
-    unchecked = len(set(left_open[INSTANCE].apply(tuple, axis=1)) - set(rerun[INSTANCE].apply(tuple, axis=1)))
+    unchecked = len(_keys(left_open) - _keys(rerun))
     within = int((times <= deadline).sum())
     note = (f"at the paper's {PAPER_TIME_LIMIT:g} s {baseline} proves between {floor} and {ceiling} of "
             f"{len(own)} instances ({len(hour)} solved again for the hour, {len(still_open)} of them still open); "
@@ -842,9 +841,9 @@ def _rechecks(results: StoredResults, experiments: tuple[str, ...]) -> pd.DataFr
     return instances[~instances["failed"]]
 
 
-def _proved(instances: pd.DataFrame) -> list[tuple]:
-    """The instances (INSTANCE tuples) ``instances`` proves optimal."""
-    return list(instances.loc[instances["solved"], INSTANCE].apply(tuple, axis=1)) if len(instances) else []
+def _keys(instances: pd.DataFrame) -> set[tuple]:
+    """The instances of ``instances`` rows, as INSTANCE tuples."""
+    return set(instances[INSTANCE].apply(tuple, axis=1)) if len(instances) else set()
 
 
 def _proof_times(short: pd.DataFrame, again: pd.DataFrame) -> np.ndarray:
