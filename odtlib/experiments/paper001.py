@@ -775,13 +775,13 @@ def speedup_to_match(results: StoredResults, lambda_kind: str = "λ > 0", baseli
     value = 0.0 if pd.isna(match) else round(float(limit / match), 1)
     solved = int(table.loc[method, "solved"])
     when = "never" if pd.isna(match) else f"after {match:.2f} s"
-    note = (f"{baseline} proves {target} of {len(instances) // len(table)} {lambda_kind} instances within "
-            f"{limit:g} s, {method} {solved} ({when} for the first {target}); {coverage}")
     n = len(instances) // len(table)
+    note = (f"{baseline} proves {target} of {n} {lambda_kind} instances within {limit:g} s, {method} {solved} "
+            f"({when} for the first {target}); {coverage}")
     if confirms_at is not None and value < confirms_at and limit < paper_limit:
         short = (f"our {value:g}x is measured against a {limit:g} s limit, not the paper's {paper_limit:g} s: a "
                  f"shorter limit cannot show the paper's ratio")
-        hour = _speedup_at_paper_limit(results, instances, baseline, method, paper_limit / confirms_at)
+        hour = _speedup_at_paper_limit(results, instances, baseline, method, paper_limit, confirms_at)
         if hour is not None and hour.verdict != "not tested":
             return replace(hour, n=n, note=f"{hour.note}; within {limit:g} s: {note}")
         progress = f"; {hour.note}" if hour is not None else ""
@@ -790,13 +790,13 @@ def speedup_to_match(results: StoredResults, lambda_kind: str = "λ > 0", baseli
 
 
 def _speedup_at_paper_limit(results: StoredResults, instances: pd.DataFrame, baseline: str, method: str,
-                            deadline: float) -> Measured | None:
-    """`speedup_to_match` at `PAPER_TIME_LIMIT` from the instances solved again (`match_recheck_grid`, and
+                            paper_limit: float, confirms_at: float) -> Measured | None:
+    """`speedup_to_match` at ``paper_limit`` from the instances solved again (`match_recheck_grid`, and
     `gap_recheck_grid` for the baseline), or None when none are stored.
 
     The baseline's one-hour count N lies between a floor (instances proved within the short limit or the
     hour) and a ceiling (all instances but those that stayed open for the hour). ``method`` must prove N
-    within ``deadline`` (the paper's limit over the smallest ratio that confirms the claim):
+    within a deadline, ``paper_limit / confirms_at`` (the smallest ratio that confirms the claim):
     - if it proves the ceiling's count within the deadline, the ratio is at least 3600 s over the time it
       needs for them (a lower bound: confirmed);
     - if every instance it left open was solved again for at least the deadline and it proves fewer than the
@@ -805,8 +805,9 @@ def _speedup_at_paper_limit(results: StoredResults, instances: pd.DataFrame, bas
     rechecks = _rechecks(results, ("match_recheck", "gap_recheck"))
     if rechecks.empty:
         return None
+    deadline = paper_limit / confirms_at
     rechecks = rechecks[rechecks[INSTANCE].apply(tuple, axis=1).isin(_keys(instances))]
-    hour = rechecks[(rechecks["method"] == baseline) & (rechecks["time_limit"] >= PAPER_TIME_LIMIT)]
+    hour = rechecks[(rechecks["method"] == baseline) & (rechecks["time_limit"] >= paper_limit)]
     own = instances[instances["method"] == baseline]
     proved = _keys(own[own["solved"]]) | _keys(hour[hour["solved"]])
     still_open = _keys(hour[~hour["solved"]]) - proved
@@ -816,18 +817,18 @@ def _speedup_at_paper_limit(results: StoredResults, instances: pd.DataFrame, bas
     rerun = rechecks[(rechecks["method"] == method) & (rechecks["time_limit"] >= deadline)]
     unchecked = len(_keys(left_open) - _keys(rerun))
     within = int((times <= deadline).sum())
-    note = (f"at the paper's {PAPER_TIME_LIMIT:g} s {baseline} proves between {floor} and {ceiling} of "
+    note = (f"at the paper's {paper_limit:g} s {baseline} proves between {floor} and {ceiling} of "
             f"{len(own)} instances ({len(hour)} solved again for the hour, {len(still_open)} of them still open); "
             f"{method} proves {within} within {deadline:.0f} s ({len(left_open) - unchecked} of the "
             f"{len(left_open)} it left open solved again)")
     if 0 < ceiling <= within:
-        return Measured(np.floor(10 * PAPER_TIME_LIMIT / times[ceiling - 1]) / 10, bound="lower", note=note)
+        return Measured(np.floor(10 * paper_limit / times[ceiling - 1]) / 10, bound="lower", note=note)
     if not unchecked and floor > within:
         reached = times[floor - 1] if len(times) >= floor else rerun["time_limit"].min()
-        return Measured(PAPER_TIME_LIMIT / reached, bound="upper", note=note, verdict="refuted",
+        return Measured(paper_limit / reached, bound="upper", note=note, verdict="refuted",
                         reason=f"{method} needs more than {deadline:.0f} s to prove the {floor} instances {baseline} "
                                f"proves within the hour at least, so the ratio stays below "
-                               f"{PAPER_TIME_LIMIT / deadline:.1f}x")
+                               f"{confirms_at:.1f}x")
     return Measured(None, verdict="not tested", note=note)
 
 
