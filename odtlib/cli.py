@@ -54,12 +54,21 @@ class CommandError(Exception):
 # ---------------------------------------------------------------------------------------------- parser
 def _positive_int(text: str) -> int:
     """argparse type: an integer >= 1."""
+    return _int_at_least(text, 1)
+
+
+def _non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    return _int_at_least(text, 0)
+
+
+def _int_at_least(text: str, minimum: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}")
     return value
 
 
@@ -211,10 +220,14 @@ def _parser() -> argparse.ArgumentParser:
                                   "file and print the tree and the solve result"))
     _add_reproduce_arguments(_subparser(sub, "reproduce", "execute the paper notebooks with papermill and "
                                         "write a report"))
-    ver = _subparser(sub, "verify", "re-solve a random sample of stored proved optima and check them")
+    ver = _subparser(sub, "verify", "re-solve a random sample of stored proved optima and check them, and check "
+                     "the trees of a sample of time-limited runs against their incumbents and bounds")
     ver.add_argument("results_dir", nargs="?", default="results/full", help="stored results (default: results/full)")
     ver.add_argument("--papers", nargs="*", help="paper numbers (default: every paper stored)")
     ver.add_argument("--sample", type=_positive_int, default=50, help="optima per paper (default: 50)")
+    ver.add_argument("--incumbents", type=_non_negative_int, default=50,
+                     help="time-limited runs per paper whose stored tree is checked against the stored incumbent "
+                          "objective and bound, without solving (papers 001 and 003; default: 50; 0: none)")
     ver.add_argument("--seed", type=int, default=0, help="seed of the sample")
     ver.add_argument("--max-runtime", type=_positive_float, metavar="SECONDS",
                      help="sample only optima whose stored solve took at most this long")
@@ -660,17 +673,19 @@ def _cmd_verify(args) -> int:
 
     try:
         checked = verify(args.results_dir, papers=args.papers, sample=args.sample, seed=args.seed,
-                         max_runtime=args.max_runtime, progress=sys.stdout)
+                         max_runtime=args.max_runtime, progress=sys.stdout, incumbents=args.incumbents)
     except (FileNotFoundError, ValueError) as exc:
         print(f"odtlib verify: {exc}", file=sys.stderr)
         return 1
     bad = mismatches(checked)
-    not_reproved = int((checked["check"] == "not re-proved").sum())
-    print(f"{len(checked) - len(bad) - not_reproved} of {len(checked)} optima verified; "
-          f"{not_reproved} not re-proved within the limit; {len(bad)} mismatches")
+    optima, incumbents = (checked[checked["kind"] == kind] for kind in ("optimum", "incumbent"))
+    print(f"{int((optima['check'] == 'ok').sum())} of {len(optima)} optima verified; "
+          f"{int((optima['check'] == 'not re-proved').sum())} not re-proved within the limit; "
+          f"{int((incumbents['check'] == 'ok').sum())} of {len(incumbents)} incumbents' trees within their "
+          f"objective and bound; {len(bad)} mismatches")
     if len(bad):
-        print(bad[["paper", "experiment", "config", "stored_objective", "resolved_objective", "check"]]
-              .to_string(index=False))
+        print(bad[["paper", "experiment", "kind", "config", "stored_objective", "stored_bound", "resolved_objective",
+                   "tree_objective", "check"]].to_string(index=False))
     return 1 if len(bad) else 0
 
 

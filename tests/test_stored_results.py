@@ -4,6 +4,7 @@ import gzip
 import pandas as pd
 import pytest
 
+from odtlib.experiments import paper001 as p001
 from odtlib.experiments import paper003 as p003
 from odtlib.experiments.report import ReportWriter
 from odtlib.experiments.runner import run_one
@@ -16,7 +17,7 @@ from odtlib.experiments.stored import (
     results_file,
     stored_results_dir,
 )
-from odtlib.experiments.verify import mismatches, verify
+from odtlib.experiments.verify import incumbent_records, mismatches, verify
 
 
 def _record(value: float, **config) -> dict:
@@ -135,3 +136,53 @@ def test_every_committed_results_file_names_an_experiment_its_paper_can_rerun():
     for file in files:
         paper, experiment = file.parent.name.removeprefix("paper"), file.name.removesuffix(".csv.gz")
         assert experiment in paper_module(paper).EXPERIMENTS, f"{file}: no run function for {experiment!r}"
+
+
+P001_SMOKE = next(iter(p001.tuning_grid(p001.get_profile("smoke"))))   # monk3, 20 training rows, depth 2
+
+
+def _stopped_at_limit(record: dict, objective: float, bound: float) -> dict:
+    """``record`` as if its solve had stopped at its limit with this incumbent objective and bound."""
+    solve = record["solve_result"] | {"status": "time_limit", "objective": objective, "bound": bound}
+    return record | {"solve_result": solve}
+
+
+def test_verify_reads_paper_001s_trees_and_checks_time_limited_runs_against_incumbent_and_bound(tmp_path):
+    record = run_one(p001.run, P001_SMOKE)
+    assert record["solve_result"]["status"] == "optimal" and P001_SMOKE["split_penalty"] == 0
+    # objective (1.1) at λ = 0: the points the estimator's own predictions get right
+    correct = round(record["metrics"]["train_accuracy"] * record["metrics"]["n_train"])
+    results = tmp_path / "results"
+    file = results_file(results, "001", "tuning")
+    export_results([record], file)
+    checked = verify(results, sample=5)
+    assert list(checked["check"]) == ["ok"] and checked.loc[0, "tree_objective"] == correct
+
+    below, within, beaten = (_stopped_at_limit(record | {"key": key}, objective, bound) for key, objective, bound in
+                             [("below", correct - 1, correct + 2), ("within", correct, correct),
+                              ("beaten", correct, correct - 1)])
+    above = _stopped_at_limit(record | {"key": "above"}, correct + 1, correct + 2)
+    export_results([below, within, beaten, above], file)
+    checked = verify(results, sample=5, incumbents=10).set_index("key")
+    assert set(checked["kind"]) == {"incumbent"}              # nothing proved is left to re-solve
+    assert checked.loc["below", "check"] == "ok"              # a tree may beat its incumbent's count
+    assert checked.loc["within", "check"] == "ok"
+    assert checked.loc["beaten", "check"] == "stored tree beats the stored bound"
+    assert checked.loc["above", "check"] == "stored tree does not reach the stored objective"
+    assert set(mismatches(checked.reset_index())["key"]) == {"beaten", "above"}
+
+
+def test_incumbents_are_only_checked_where_the_paper_reads_its_objective_off_a_tree(tmp_path):
+    record = _stopped_at_limit(_record(0.75, dataset="a", depth=2), 0.75, 0.9)
+    export_results([record], results_file(tmp_path, "002", "x"))
+    assert incumbent_records(tmp_path, "002") == []
+    assert verify(tmp_path, incumbents=5).empty
+
+
+@pytest.mark.parametrize("paper", ["000", "001", "002", "003", "004"])
+def test_a_sample_of_the_committed_results_verifies(paper):
+    """CI's sample of `odtlib verify results/full`: one quick stored optimum per paper is solved again, and the
+    trees of 20 stored time-limited runs are checked against their incumbents and bounds (papers 001, 003)."""
+    checked = verify(stored_results_dir("full"), papers=[paper], sample=1, max_runtime=1.0, incumbents=20)
+    assert len(checked) == 1 + (20 if paper in ("001", "003") else 0)
+    assert mismatches(checked).empty, mismatches(checked).to_string()

@@ -46,7 +46,8 @@ from odtlib.experiments.store import config_key
 __all__ = [
     "PAPER", "EXPERIMENTS",
     "DATASETS", "LAMBDAS", "METHODS", "PROFILES", "Profile", "get_profile", "load", "split_sample",
-    "make_model", "run", "tuning_grid", "select_lambda", "final_grid", "gap_recheck_grid", "match_recheck_grid",
+    "make_model", "run", "stage_rows", "tree_objective", "tuning_grid", "select_lambda", "final_grid",
+    "gap_recheck_grid", "match_recheck_grid",
     "not_optimal_reasons",
     "table1_ours", "table2_ours", "paper_table2_long", "instance_frame", "objective_agreement",
     "root_lp_bounds", "in_sample_summary", "results_of", "EXACT", "exact_tuning_grid", "table2_exact",
@@ -226,13 +227,7 @@ def run(config: dict) -> dict:
     learned tree, comparable across methods), plus the solver's result and the tree.
     """
     X, y = load(config["dataset"])
-    train, validation, test = split_sample(y, config["sample"], config.get("subsample"))
-    if config["stage"] == "tune":
-        fit_rows, score_rows, score_name = train, validation, "validation_accuracy"
-    elif config["stage"] == "final":
-        fit_rows, score_rows, score_name = np.concatenate([train, validation]), test, "test_accuracy"
-    else:
-        raise ValueError(f"config['stage'] must be 'tune' or 'final', got {config['stage']!r}")
+    fit_rows, score_rows, score_name = stage_rows(config, y)
     model = make_model(config["method"], config["depth"], config["split_penalty"], config["solver"],
                        config["time_limit"], config.get("threads", 1))
     output = fit_and_score(model, X.iloc[fit_rows], y.iloc[fit_rows], X.iloc[score_rows], y.iloc[score_rows])
@@ -244,6 +239,30 @@ def run(config: dict) -> dict:
                    size=2 ** config["depth"] * len(fit_rows),
                    regularised_objective=(1 - lam) * n_correct - lam * model.tree_.n_splits)
     return output
+
+
+def stage_rows(config: dict, y: pd.Series) -> tuple[np.ndarray, np.ndarray, str]:
+    """The rows a run of ``config`` fits on and scores on, and the name of its score: train and validation
+    parts at the "tune" stage, train + validation and the test part at the "final" stage."""
+    train, validation, test = split_sample(y, config["sample"], config.get("subsample"))
+    if config["stage"] == "tune":
+        return train, validation, "validation_accuracy"
+    if config["stage"] == "final":
+        return np.concatenate([train, validation]), test, "test_accuracy"
+    raise ValueError(f"config['stage'] must be 'tune' or 'final', got {config['stage']!r}")
+
+
+def tree_objective(config: dict, tree: dict) -> float:
+    """Objective (1.1) of a stored tree on the rows its run fitted: (1 - λ)·(correctly classified points)
+    - λ·(splits), the scale of the stored ``solve_objective`` (`odtlib.experiments.verify`)."""
+    from odtlib.tree import Tree
+
+    X, y = load(config["dataset"])
+    fit_rows, _, _ = stage_rows(config, y)
+    tree = Tree.from_dict(tree)
+    n_correct = int(np.sum(tree.predict(X.iloc[fit_rows]) == y.iloc[fit_rows].to_numpy()))
+    lam = config["split_penalty"]
+    return (1 - lam) * n_correct - lam * tree.n_splits
 
 
 def _solver_for(method: str, solver: str, benders_solver: str) -> str:

@@ -1,59 +1,75 @@
-"""Stored results are verified, not trusted: re-solve a sample of stored proved optima and compare.
+"""Stored results are verified, not trusted: re-solve a sample of stored proved optima, and check the trees of a
+sample of stored time-limited runs against their incumbents and bounds.
 
-``odtlib verify results/full [--papers 003] [--sample 50] [--seed 0]`` draws, per paper, a random sample of the
-stored runs that were proved optimal, and for each:
+``odtlib verify results/full [--papers 003] [--sample 50] [--incumbents 50] [--seed 0]`` draws, per paper:
 
-* re-runs the run function of its experiment (the paper module's ``EXPERIMENTS``,
-  `odtlib.experiments.protocol.run_function`) on the stored config: the fresh solve must be
-  proved optimal again and reach the same objective (`OBJECTIVE_TOLERANCE`);
-* recomputes, where the paper's objective can be read off a tree (`TREE_OBJECTIVES`), the objective of the
-  *stored* tree on the data: it must equal the stored objective, so the committed tree is the optimum it claims.
+* a random sample of the stored runs that were proved optimal (`proved_records`), and for each
+  - re-runs the run function of its experiment (the paper module's ``EXPERIMENTS``,
+    `odtlib.experiments.protocol.run_function`) on the stored config: the fresh solve must be
+    proved optimal again and reach the same objective (`OBJECTIVE_TOLERANCE`);
+  - recomputes, where the paper's objective can be read off a tree (the ``tree_objective`` of the papers in
+    `TREE_OBJECTIVE_PAPERS`), the objective of the *stored* tree on the data: it must equal the stored
+    objective, so the committed tree is the optimum it claims;
+* with ``incumbents``, a random sample of the stored runs that stopped at their limit with a tree
+  (`incumbent_records`; papers of `TREE_OBJECTIVE_PAPERS` only, and nothing is solved). A run stopped at its
+  limit cannot be reproduced, but its tree can be read: its objective must reach at least the stored
+  incumbent's (it may exceed it: the formulations bound the variables that count correct points from above
+  only, so an incumbent may count fewer than its tree gets right) and at most the stored bound, which checks
+  each stored bound against a tree anyone can evaluate. Both objectives are maximised.
 
 A fresh solve that stops at its limit (a loaded machine) is reported as "not re-proved", never as a mismatch;
-`mismatches` are the rows whose check found a different objective, a tree that misses it, or a failed re-run.
+`mismatches` are the rows whose check found a different objective, a tree that misses it or beats the bound, or
+a failed re-run.
 """
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from odtlib.experiments.protocol import run_function
+from odtlib.experiments.protocol import paper_module, run_function
 from odtlib.experiments.runner import run_one
 from odtlib.experiments.stored import RESULTS_SUFFIX, read_records
 
 OBJECTIVE_TOLERANCE = 1e-6
-# (paper, experiment) -> "module:function" of the run function that produced the stored runs
-VERIFY_COLUMNS = ["paper", "experiment", "key", "config", "stored_objective", "resolved_objective",
-                  "resolved_status", "tree_objective", "check"]
-
-
-def _tree_objective_003(config: dict, tree: dict) -> float:
-    """Paper 003's objective of a stored tree: training accuracy - λ·(number of leaves), on the whole data."""
-    from odtlib.experiments.paper003 import load
-    from odtlib.tree import Tree
-
-    X, y = load(config["dataset"], config["encoding"])
-    tree = Tree.from_dict(tree)
-    accuracy = float(np.mean(tree.predict(X) == y.to_numpy()))
-    return accuracy - config["leaf_penalty"] * tree.n_leaves
-
-
-TREE_OBJECTIVES: dict[str, Callable[[dict, dict], float]] = {"003": _tree_objective_003}
+VERIFY_COLUMNS = ["paper", "experiment", "kind", "key", "config", "stored_objective", "stored_bound",
+                  "resolved_objective", "resolved_status", "tree_objective", "check"]
+# the papers whose module has ``tree_objective(config, tree)``: the paper's objective of a stored tree, on the
+# scale of the stored solve objective (maximised)
+TREE_OBJECTIVE_PAPERS = ("001", "003")
 
 
 def proved_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
     """(experiment, record) of every stored run of ``paper`` that finished proved optimal."""
+    return _stored_runs(results_dir, paper, lambda solve: solve.get("status") == "optimal")
+
+
+def incumbent_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
+    """(experiment, record) of every stored run of ``paper`` that stopped at its limit with a tree, an
+    objective and a bound (papers of `TREE_OBJECTIVE_PAPERS`; none for the others)."""
+    if paper not in TREE_OBJECTIVE_PAPERS:
+        return []
+    return [(experiment, record) for experiment, record in _stored_runs(results_dir, paper, _stopped_at_limit)
+            if record.get("tree")]
+
+
+def _stopped_at_limit(solve: dict) -> bool:
+    return solve.get("status") == "time_limit" and solve.get("objective") is not None \
+        and solve.get("bound") is not None
+
+
+def _stored_runs(results_dir, paper: str, keep) -> list[tuple[str, dict]]:
+    """(experiment, record) of the stored runs of ``paper`` that finished and whose solve result ``keep``
+    accepts."""
     folder = Path(results_dir) / f"paper{paper}"
     found = []
     for file in sorted(folder.glob(f"*{RESULTS_SUFFIX}")):
         experiment = file.name[: -len(RESULTS_SUFFIX)]
         for record in read_records(file):
-            if record["status"] == "ok" and (record.get("solve_result") or {}).get("status") == "optimal":
+            if record["status"] == "ok" and keep(record.get("solve_result") or {}):
                 found.append((experiment, record))
     return found
 
@@ -61,27 +77,46 @@ def proved_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str
 def verify_record(paper: str, experiment: str, record: dict) -> dict:
     """Re-solve one stored proved optimum and check its objective and its tree (see the module docstring)."""
     config = record["config"]
-    stored = float(record["solve_result"]["objective"])
+    row = _row(paper, experiment, "optimum", record)
     fresh = run_one(run_function(paper, experiment), config)
     fresh_solve = fresh.get("solve_result") or {}
-    row = {"paper": paper, "experiment": experiment, "key": record["key"],
-           "config": ", ".join(f"{k}={v}" for k, v in config.items()), "stored_objective": stored,
-           "resolved_objective": fresh_solve.get("objective"), "resolved_status": fresh_solve.get("status"),
-           "tree_objective": np.nan}
+    row.update(resolved_objective=fresh_solve.get("objective"), resolved_status=fresh_solve.get("status"))
     problems = []
     if fresh["status"] != "ok":
         problems.append(f"re-run failed: {(fresh.get('error') or {}).get('message', '')}")
     elif fresh_solve.get("status") != "optimal":
         problems.append("not re-proved")
-    elif not _close(fresh_solve.get("objective"), stored):
+    elif not _close(fresh_solve.get("objective"), row["stored_objective"]):
         problems.append("objective differs")
-    tree_objective = TREE_OBJECTIVES.get(paper)
-    if tree_objective is not None and record.get("tree"):
-        row["tree_objective"] = tree_objective(config, record["tree"])
-        if not _close(row["tree_objective"], stored):
+    if paper in TREE_OBJECTIVE_PAPERS and record.get("tree"):
+        row["tree_objective"] = paper_module(paper).tree_objective(config, record["tree"])
+        if not _close(row["tree_objective"], row["stored_objective"]):
             problems.append("stored tree does not reach the stored objective")
     row["check"] = "; ".join(problems) or "ok"
     return row
+
+
+def verify_incumbent(paper: str, experiment: str, record: dict) -> dict:
+    """Check the tree of one stored time-limited run against its incumbent objective and its bound, without
+    solving (see the module docstring)."""
+    row = _row(paper, experiment, "incumbent", record)
+    row["tree_objective"] = paper_module(paper).tree_objective(record["config"], record["tree"])
+    problems = []
+    if _clearly_below(row["tree_objective"], row["stored_objective"]):
+        problems.append("stored tree does not reach the stored objective")
+    if _clearly_below(row["stored_bound"], row["tree_objective"]):
+        problems.append("stored tree beats the stored bound")
+    row["check"] = "; ".join(problems) or "ok"
+    return row
+
+
+def _row(paper: str, experiment: str, kind: str, record: dict) -> dict:
+    solve = record["solve_result"]
+    bound = solve.get("bound")
+    return {"paper": paper, "experiment": experiment, "kind": kind, "key": record["key"],
+            "config": ", ".join(f"{k}={v}" for k, v in record["config"].items()),
+            "stored_objective": float(solve["objective"]), "stored_bound": np.nan if bound is None else float(bound),
+            "resolved_objective": None, "resolved_status": None, "tree_objective": np.nan}
 
 
 def _close(a, b) -> bool:
@@ -90,11 +125,16 @@ def _close(a, b) -> bool:
     return math.isclose(float(a), float(b), rel_tol=OBJECTIVE_TOLERANCE, abs_tol=OBJECTIVE_TOLERANCE)
 
 
+def _clearly_below(a: float, b: float) -> bool:
+    return a < b and not _close(a, b)
+
+
 def verify(results_dir: str | os.PathLike, papers=None, sample: int = 50, seed: int = 0,
-           max_runtime: float | None = None, progress=None) -> pd.DataFrame:
-    """Verify a random sample of ``sample`` stored proved optima per paper (all of them when fewer); one row
-    per checked run. ``max_runtime``: sample only optima whose stored solve took at most that many seconds
-    (a quick check, as in CI). ``progress``: a text stream that gets one line per paper."""
+           max_runtime: float | None = None, progress=None, incumbents: int = 0) -> pd.DataFrame:
+    """Verify a random sample of ``sample`` stored proved optima per paper (all of them when fewer), and of
+    ``incumbents`` stored time-limited runs' trees; one row per checked run. ``max_runtime``: sample only
+    optima whose stored solve took at most that many seconds (a quick check, as in CI). ``progress``: a text
+    stream that gets one line per paper."""
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         raise FileNotFoundError(f"no stored results in {results_dir} (expected {results_dir}/paper<NNN>/*"
@@ -104,17 +144,29 @@ def verify(results_dir: str | os.PathLike, papers=None, sample: int = 50, seed: 
     rng = np.random.default_rng(seed)
     rows = []
     for paper in papers:
-        candidates = [(experiment, record) for experiment, record in proved_records(results_dir, paper)
-                      if max_runtime is None or (record["solve_result"].get("runtime") or 0) <= max_runtime]
-        picked = rng.permutation(len(candidates))[:sample] if candidates else []
-        for index in picked:
-            rows.append(verify_record(paper, *candidates[index]))
+        optima = [(experiment, record) for experiment, record in proved_records(results_dir, paper)
+                  if max_runtime is None or (record["solve_result"].get("runtime") or 0) <= max_runtime]
+        checked = [verify_record(paper, *run) for run in _sample(optima, sample, rng)]
+        line = f"paper {paper}: {_count_ok(checked)} of {len(checked)} sampled optima verified ({len(optima)} stored)"
+        if incumbents:
+            open_runs = incumbent_records(results_dir, paper)
+            checked_open = [verify_incumbent(paper, *run) for run in _sample(open_runs, incumbents, rng)]
+            line += (f"; {_count_ok(checked_open)} of {len(checked_open)} sampled incumbents' trees within their"
+                     f" objective and bound ({len(open_runs)} stored)")
+            checked += checked_open
+        rows += checked
         if progress is not None:
-            checked = [row for row in rows if row["paper"] == paper]
-            ok = sum(row["check"] == "ok" for row in checked)
-            progress.write(f"paper {paper}: {ok} of {len(checked)} sampled optima verified "
-                           f"({len(candidates)} stored)\n")
+            progress.write(line + "\n")
     return pd.DataFrame(rows, columns=VERIFY_COLUMNS)
+
+
+def _sample(runs: list, size: int, rng: np.random.Generator) -> list:
+    """``size`` of ``runs`` drawn at random (all of them, shuffled, when fewer)."""
+    return [runs[index] for index in rng.permutation(len(runs))[:size]] if runs else []
+
+
+def _count_ok(rows: list[dict]) -> int:
+    return sum(row["check"] == "ok" for row in rows)
 
 
 def mismatches(checked: pd.DataFrame) -> pd.DataFrame:
