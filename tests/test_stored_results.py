@@ -158,11 +158,10 @@ def test_verify_reads_paper_001s_trees_and_checks_time_limited_runs_against_incu
     checked = verify(results, sample=5)
     assert list(checked["check"]) == ["ok"] and checked.loc[0, "tree_objective"] == correct
 
-    below, within, beaten = (_stopped_at_limit(record | {"key": key}, objective, bound) for key, objective, bound in
-                             [("below", correct - 1, correct + 2), ("within", correct, correct),
-                              ("beaten", correct, correct - 1)])
-    above = _stopped_at_limit(record | {"key": "above"}, correct + 1, correct + 2)
-    export_results([below, within, beaten, above], file)
+    incumbents_and_bounds = {"below": (correct - 1, correct + 2), "within": (correct, correct),
+                             "beaten": (correct, correct - 1), "above": (correct + 1, correct + 2)}
+    export_results([_stopped_at_limit(record | {"key": key}, *numbers)
+                    for key, numbers in incumbents_and_bounds.items()], file)
     checked = verify(results, sample=5, incumbents=10).set_index("key")
     assert set(checked["kind"]) == {"incumbent"}              # nothing proved is left to re-solve
     assert checked.loc["below", "check"] == "ok"              # a tree may beat its incumbent's count
