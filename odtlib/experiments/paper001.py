@@ -46,8 +46,8 @@ from odtlib.experiments.store import config_key
 __all__ = [
     "PAPER", "EXPERIMENTS",
     "DATASETS", "LAMBDAS", "METHODS", "PROFILES", "Profile", "get_profile", "load", "split_sample",
-    "make_model", "run", "stage_rows", "tree_objective", "tuning_grid", "select_lambda", "final_grid",
-    "gap_recheck_grid", "match_recheck_grid",
+    "make_model", "run", "stage_rows", "tree_objective", "objective_value", "tuning_grid", "select_lambda",
+    "final_grid", "gap_recheck_grid", "match_recheck_grid",
     "not_optimal_reasons",
     "table1_ours", "table2_ours", "paper_table2_long", "instance_frame", "objective_agreement",
     "root_lp_bounds", "in_sample_summary", "results_of", "EXACT", "exact_tuning_grid", "table2_exact",
@@ -233,11 +233,10 @@ def run(config: dict) -> dict:
     output = fit_and_score(model, X.iloc[fit_rows], y.iloc[fit_rows], X.iloc[score_rows], y.iloc[score_rows])
     metrics = output["metrics"]
     metrics[score_name] = metrics.pop("test_accuracy")
-    lam = config["split_penalty"]
     n_correct = metrics["train_accuracy"] * len(fit_rows)
     metrics.update(n_train=len(fit_rows), n_scored=len(score_rows), n_splits=int(model.tree_.n_splits),
                    size=2 ** config["depth"] * len(fit_rows),
-                   regularised_objective=(1 - lam) * n_correct - lam * model.tree_.n_splits)
+                   regularised_objective=objective_value(n_correct, model.tree_.n_splits, config["split_penalty"]))
     return output
 
 
@@ -253,16 +252,20 @@ def stage_rows(config: dict, y: pd.Series) -> tuple[np.ndarray, np.ndarray, str]
 
 
 def tree_objective(config: dict, tree: dict) -> float:
-    """Objective (1.1) of a stored tree on the rows its run fitted: (1 - λ)·(correctly classified points)
-    - λ·(splits), the scale of the stored ``solve_objective`` (`odtlib.experiments.verify`)."""
+    """Objective (1.1) of a stored tree on the rows its run fitted (`objective_value`), the scale of the
+    stored ``solve_objective`` (`odtlib.experiments.verify`)."""
     from odtlib.tree import Tree
 
     X, y = load(config["dataset"])
     fit_rows, _, _ = stage_rows(config, y)
     tree = Tree.from_dict(tree)
     n_correct = int(np.sum(tree.predict(X.iloc[fit_rows]) == y.iloc[fit_rows].to_numpy()))
-    lam = config["split_penalty"]
-    return (1 - lam) * n_correct - lam * tree.n_splits
+    return objective_value(n_correct, tree.n_splits, config["split_penalty"])
+
+
+def objective_value(n_correct: float, n_splits: int, split_penalty: float) -> float:
+    """The value of objective (1.1): (1 - λ)·(correctly classified points) - λ·(splits)."""
+    return (1 - split_penalty) * n_correct - split_penalty * n_splits
 
 
 def _solver_for(method: str, solver: str, benders_solver: str) -> str:

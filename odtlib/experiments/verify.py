@@ -44,34 +44,30 @@ TREE_OBJECTIVE_PAPERS = ("001", "003")
 
 def proved_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
     """(experiment, record) of every stored run of ``paper`` that finished proved optimal."""
-    return _stored_runs(results_dir, paper, lambda solve: solve.get("status") == "optimal")
+    return [run for run in finished_runs(results_dir, paper) if _proved(run[1])]
 
 
 def incumbent_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
     """(experiment, record) of every stored run of ``paper`` that stopped at its limit with a tree, an
     objective and a bound (papers of `TREE_OBJECTIVE_PAPERS`; none for the others)."""
-    if paper not in TREE_OBJECTIVE_PAPERS:
-        return []
-    return [(experiment, record) for experiment, record in _stored_runs(results_dir, paper, _stopped_at_limit)
-            if record.get("tree")]
+    return [run for run in finished_runs(results_dir, paper) if _has_incumbent(paper, run[1])]
 
 
-def _stopped_at_limit(solve: dict) -> bool:
-    return solve.get("status") == "time_limit" and solve.get("objective") is not None \
-        and solve.get("bound") is not None
-
-
-def _stored_runs(results_dir, paper: str, keep) -> list[tuple[str, dict]]:
-    """(experiment, record) of the stored runs of ``paper`` that finished and whose solve result ``keep``
-    accepts."""
+def finished_runs(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
+    """(experiment, record) of every stored run of ``paper`` that finished (did not raise)."""
     folder = Path(results_dir) / f"paper{paper}"
-    found = []
-    for file in sorted(folder.glob(f"*{RESULTS_SUFFIX}")):
-        experiment = file.name[: -len(RESULTS_SUFFIX)]
-        for record in read_records(file):
-            if record["status"] == "ok" and keep(record.get("solve_result") or {}):
-                found.append((experiment, record))
-    return found
+    return [(file.name[: -len(RESULTS_SUFFIX)], record) for file in sorted(folder.glob(f"*{RESULTS_SUFFIX}"))
+            for record in read_records(file) if record["status"] == "ok"]
+
+
+def _proved(record: dict) -> bool:
+    return (record.get("solve_result") or {}).get("status") == "optimal"
+
+
+def _has_incumbent(paper: str, record: dict) -> bool:
+    solve = record.get("solve_result") or {}
+    return paper in TREE_OBJECTIVE_PAPERS and bool(record.get("tree")) and solve.get("status") == "time_limit" \
+        and solve.get("objective") is not None and solve.get("bound") is not None
 
 
 def verify_record(paper: str, experiment: str, record: dict) -> dict:
@@ -144,12 +140,13 @@ def verify(results_dir: str | os.PathLike, papers=None, sample: int = 50, seed: 
     rng = np.random.default_rng(seed)
     rows = []
     for paper in papers:
-        optima = [(experiment, record) for experiment, record in proved_records(results_dir, paper)
-                  if max_runtime is None or (record["solve_result"].get("runtime") or 0) <= max_runtime]
+        runs = finished_runs(results_dir, paper)
+        optima = [(experiment, record) for experiment, record in runs if _proved(record)
+                  and (max_runtime is None or (record["solve_result"].get("runtime") or 0) <= max_runtime)]
         checked = [verify_record(paper, *run) for run in _sample(optima, sample, rng)]
         line = f"paper {paper}: {_count_ok(checked)} of {len(checked)} sampled optima verified ({len(optima)} stored)"
         if incumbents:
-            open_runs = incumbent_records(results_dir, paper)
+            open_runs = [(experiment, record) for experiment, record in runs if _has_incumbent(paper, record)]
             checked_open = [verify_incumbent(paper, *run) for run in _sample(open_runs, incumbents, rng)]
             line += (f"; {_count_ok(checked_open)} of {len(checked_open)} sampled incumbents' trees within their"
                      f" objective and bound ({len(open_runs)} stored)")
