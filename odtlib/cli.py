@@ -63,34 +63,29 @@ def _non_negative_int(text: str) -> int:
 
 
 def _int_at_least(text: str, minimum: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}")
-    return value
+    """argparse type: an integer >= ``minimum``."""
+    return _checked_number(text, int, lambda value: value >= minimum, f"an integer >= {minimum}")
 
 
 def _positive_float(text: str) -> float:
     """argparse type: a number of seconds > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return value
+    return _checked_number(text, float, lambda value: value > 0, "a number of seconds > 0")
 
 
 def _fraction(text: str) -> float:
     """argparse type: a fraction strictly between 0 and 1."""
+    return _checked_number(text, float, lambda value: 0 < value < 1, "a fraction between 0 and 1")
+
+
+def _checked_number(text: str, convert, accept, expected: str):
+    """``convert(text)`` when it converts and ``accept`` holds for it; otherwise argparse's error, saying what
+    was ``expected`` (NaN fails every comparison, so it is refused too)."""
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}")
+        value = None
+    if value is None or not accept(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
 
 
