@@ -264,7 +264,8 @@ def run(config: dict) -> dict:
     accuracy = float(np.mean(model.predict(X) == y.to_numpy()))
     n_leaves = int(model.tree_.n_leaves)
     metrics = {"fit_time": fit_time, "n_samples": len(y), "n_features": X.shape[1], "n_leaves": n_leaves,
-               "train_accuracy": accuracy, "tree_objective": penalised_accuracy(accuracy, n_leaves, config),
+               "train_accuracy": accuracy,
+               "tree_objective": penalised_accuracy(accuracy, n_leaves, config["leaf_penalty"]),
                "warm_start_objective": model.warm_start_objective_}
     return {"metrics": metrics, "solve_result": model.solve_result_, "tree": model.tree_}
 
@@ -277,12 +278,12 @@ def tree_objective(config: dict, tree: dict) -> float:
     X, y = load(config["dataset"], config["encoding"])
     tree = Tree.from_dict(tree)
     accuracy = float(np.mean(tree.predict(X) == y.to_numpy()))
-    return penalised_accuracy(accuracy, tree.n_leaves, config)
+    return penalised_accuracy(accuracy, tree.n_leaves, config["leaf_penalty"])
 
 
-def penalised_accuracy(accuracy: float, n_leaves: int, config: dict) -> float:
-    """The paper's objective: training accuracy - λ·(number of leaves), λ = ``config["leaf_penalty"]``."""
-    return accuracy - config["leaf_penalty"] * n_leaves
+def penalised_accuracy(accuracy: float, n_leaves: int, leaf_penalty: float) -> float:
+    """The paper's objective: training accuracy - λ·(number of leaves), λ = ``leaf_penalty``."""
+    return accuracy - leaf_penalty * n_leaves
 
 
 def grid(profile: Profile, solver: str = "scip", threads: int = 1) -> Grid:
