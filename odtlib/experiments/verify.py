@@ -42,18 +42,24 @@ VERIFY_COLUMNS = ["paper", "experiment", "kind", "key", "config", "stored_object
 TREE_OBJECTIVE_PAPERS = ("001", "003")
 
 
-def proved_records(results_dir: str | os.PathLike, paper: str, runs: list | None = None) -> list[tuple[str, dict]]:
-    """(experiment, record) of every stored run of ``paper`` that finished proved optimal (among ``runs``, the
-    `finished_runs` already read, when given)."""
-    runs = finished_runs(results_dir, paper) if runs is None else runs
+def proved_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
+    """(experiment, record) of every stored run of ``paper`` that finished proved optimal."""
+    return proved_among(finished_runs(results_dir, paper))
+
+
+def incumbent_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
+    """(experiment, record) of every stored run of ``paper`` that stopped at its limit with a tree, an
+    objective and a bound (papers of `TREE_OBJECTIVE_PAPERS`; none for the others)."""
+    return incumbents_among(paper, finished_runs(results_dir, paper))
+
+
+def proved_among(runs: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """The (experiment, record) pairs of ``runs`` (from `finished_runs`) that were proved optimal."""
     return [run for run in runs if _proved(run[1])]
 
 
-def incumbent_records(results_dir: str | os.PathLike, paper: str,
-                      runs: list | None = None) -> list[tuple[str, dict]]:
-    """(experiment, record) of every stored run of ``paper`` that stopped at its limit with a tree, an
-    objective and a bound (papers of `TREE_OBJECTIVE_PAPERS`; none for the others), among ``runs`` as above."""
-    runs = finished_runs(results_dir, paper) if runs is None else runs
+def incumbents_among(paper: str, runs: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """The (experiment, record) pairs of ``runs`` (from `finished_runs` of ``paper``) with an incumbent to check."""
     return [run for run in runs if _has_incumbent(paper, run[1])]
 
 
@@ -145,12 +151,12 @@ def verify(results_dir: str | os.PathLike, papers=None, sample: int = 50, seed: 
     rows = []
     for paper in papers:
         runs = finished_runs(results_dir, paper)
-        optima = [(experiment, record) for experiment, record in proved_records(results_dir, paper, runs)
+        optima = [(experiment, record) for experiment, record in proved_among(runs)
                   if max_runtime is None or (record["solve_result"].get("runtime") or 0) <= max_runtime]
         checked = [verify_record(paper, *run) for run in _sample(optima, sample, rng)]
         line = f"paper {paper}: {_count_ok(checked)} of {len(checked)} sampled optima verified ({len(optima)} stored)"
         if incumbents:
-            open_runs = incumbent_records(results_dir, paper, runs)
+            open_runs = incumbents_among(paper, runs)
             checked_open = [verify_incumbent(paper, *run) for run in _sample(open_runs, incumbents, rng)]
             line += (f"; {_count_ok(checked_open)} of {len(checked_open)} sampled incumbents' trees within their"
                      f" objective and bound ({len(open_runs)} stored)")
