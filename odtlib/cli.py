@@ -120,10 +120,11 @@ def _version() -> str:
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Adds "(default: X)" to the help of every option whose default is a value (not None, off or empty)."""
+    """Adds "(default: X)" to the help of every option whose default is a value (not None, off or empty) and
+    whose help does not already say its default."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
-        if action.default is None or action.default is False or action.default == []:
+        if action.default is None or action.default is False or action.default == [] or "default:" in action.help:
             return action.help
         return super()._get_help_string(action)
 

@@ -299,6 +299,15 @@ def test_help_shows_defaults_and_choices(capfd, monkeypatch):
     _, rep_help, _ = run_main(capfd, "reproduce", "--help")
     assert "--profile {smoke,quick,full,paper}" in rep_help and "(default: quick)" in rep_help
     assert "output folder (default: results/reproduce)" in rep_help
+    # an option whose help already names its default does not get it twice
+    _, verify_help, _ = run_main(capfd, "verify", "--help")
+    assert "optima per paper (default: 50)\n" in verify_help
+    assert "stored results (default: results/full)\n" in verify_help
+    for command in (["fit"], ["reproduce"], ["verify"], ["claims"], ["book"], ["figures"], ["datasets"],
+                    ["data", "mirror"]):
+        code, text, _ = run_main(capfd, *command, "--help")
+        assert code == 0 and "usage: odtlib" in text
+        assert not re.search(r"\(default: [^)]*\)\s*\(default:", text), command
 
 
 def fake_papermill(monkeypatch, execute) -> None:
