@@ -124,7 +124,8 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     whose help does not already say its default."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
-        if action.default is None or action.default is False or action.default == [] or "default:" in action.help:
+        no_value = action.default is None or action.default is False or action.default == []
+        if no_value or "default:" in (action.help or ""):
             return action.help
         return super()._get_help_string(action)
 
