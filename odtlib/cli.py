@@ -120,12 +120,10 @@ def _version() -> str:
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Adds "(default: X)" to the help of every option whose default is a value (not None, off or empty) and
-    whose help does not already say its default."""
+    """Adds "(default: X)" to the help of every option whose default is a value (not None, off or empty)."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
-        no_value = action.default is None or action.default is False or action.default == []
-        if no_value or "default:" in (action.help or ""):
+        if action.default is None or action.default is False or action.default == []:
             return action.help
         return super()._get_help_string(action)
 
@@ -219,12 +217,12 @@ def _parser() -> argparse.ArgumentParser:
                                         "write a report"))
     ver = _subparser(sub, "verify", "re-solve a random sample of stored proved optima and check them, and check "
                      "the trees of a sample of time-limited runs against their incumbents and bounds")
-    ver.add_argument("results_dir", nargs="?", default="results/full", help="stored results (default: results/full)")
+    ver.add_argument("results_dir", nargs="?", default="results/full", help="stored results")
     ver.add_argument("--papers", nargs="*", help="paper numbers (default: every paper stored)")
-    ver.add_argument("--sample", type=_positive_int, default=50, help="optima per paper (default: 50)")
+    ver.add_argument("--sample", type=_positive_int, default=50, help="optima per paper")
     ver.add_argument("--incumbents", type=_non_negative_int, default=50,
                      help="time-limited runs per paper whose stored tree is checked against the stored incumbent "
-                          "objective and bound, without solving (papers 001 and 003; default: 50; 0: none)")
+                          "objective and bound, without solving (papers 001 and 003; 0: none)")
     ver.add_argument("--seed", type=int, default=0, help="seed of the sample")
     ver.add_argument("--max-runtime", type=_positive_float, metavar="SECONDS",
                      help="sample only optima whose stored solve took at most this long")

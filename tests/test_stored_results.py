@@ -17,7 +17,7 @@ from odtlib.experiments.stored import (
     results_file,
     stored_results_dir,
 )
-from odtlib.experiments.verify import incumbent_records, mismatches, verify
+from odtlib.experiments.verify import finished_runs, incumbents_among, mismatches, verify
 
 
 def _record(value: float, **config) -> dict:
@@ -174,7 +174,7 @@ def test_verify_reads_paper_001s_trees_and_checks_time_limited_runs_against_incu
 def test_incumbents_are_only_checked_where_the_paper_reads_its_objective_off_a_tree(tmp_path):
     record = _stopped_at_limit(_record(0.75, dataset="a", depth=2), 0.75, 0.9)
     export_results([record], results_file(tmp_path, "002", "x"))
-    assert incumbent_records(tmp_path, "002") == []
+    assert incumbents_among("002", finished_runs(tmp_path, "002")) == []
     assert verify(tmp_path, incumbents=5).empty
 
 

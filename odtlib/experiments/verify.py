@@ -3,7 +3,7 @@ sample of stored time-limited runs against their incumbents and bounds.
 
 ``odtlib verify results/full [--papers 003] [--sample 50] [--incumbents 50] [--seed 0]`` draws, per paper:
 
-* a random sample of the stored runs that were proved optimal (`proved_records`), and for each
+* a random sample of the stored runs that were proved optimal (`proved_among`), and for each
   - re-runs the run function of its experiment (the paper module's ``EXPERIMENTS``,
     `odtlib.experiments.protocol.run_function`) on the stored config: the fresh solve must be
     proved optimal again and reach the same objective (`OBJECTIVE_TOLERANCE`);
@@ -11,7 +11,7 @@ sample of stored time-limited runs against their incumbents and bounds.
     `TREE_OBJECTIVE_PAPERS`), the objective of the *stored* tree on the data: it must equal the stored
     objective, so the committed tree is the optimum it claims;
 * with ``incumbents``, a random sample of the stored runs that stopped at their limit with a tree
-  (`incumbent_records`; papers of `TREE_OBJECTIVE_PAPERS` only, and nothing is solved). A run stopped at its
+  (`incumbents_among`; papers of `TREE_OBJECTIVE_PAPERS` only, and nothing is solved). A run stopped at its
   limit cannot be reproduced, but its tree can be read: its objective must reach at least the stored
   incumbent's (it may exceed it: the formulations bound the variables that count correct points from above
   only, so an incumbent may count fewer than its tree gets right) and at most the stored bound, which checks
@@ -42,24 +42,14 @@ VERIFY_COLUMNS = ["paper", "experiment", "kind", "key", "config", "stored_object
 TREE_OBJECTIVE_PAPERS = ("001", "003")
 
 
-def proved_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
-    """(experiment, record) of every stored run of ``paper`` that finished proved optimal."""
-    return proved_among(finished_runs(results_dir, paper))
-
-
-def incumbent_records(results_dir: str | os.PathLike, paper: str) -> list[tuple[str, dict]]:
-    """(experiment, record) of every stored run of ``paper`` that stopped at its limit with a tree, an
-    objective and a bound (papers of `TREE_OBJECTIVE_PAPERS`; none for the others)."""
-    return incumbents_among(paper, finished_runs(results_dir, paper))
-
-
 def proved_among(runs: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     """The (experiment, record) pairs of ``runs`` (from `finished_runs`) that were proved optimal."""
     return [run for run in runs if _proved(run[1])]
 
 
 def incumbents_among(paper: str, runs: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
-    """The (experiment, record) pairs of ``runs`` (from `finished_runs` of ``paper``) with an incumbent to check."""
+    """The (experiment, record) pairs of ``runs`` (from `finished_runs` of ``paper``) that stopped at their limit
+    with a tree, an objective and a bound (papers of `TREE_OBJECTIVE_PAPERS`; none for the others)."""
     return [run for run in runs if _has_incumbent(paper, run[1])]
 
 
