@@ -218,13 +218,45 @@ def hour_results(tmp_path):
 def test_the_match_recheck_solves_the_open_lambda_zero_instances_again(hour_results):
     root, monk1 = hour_results
     tuning = p001.with_run_columns(StoredResults("001", results_dir=root).frame("tuning"))
+    lambda_zero = replace(FULL, match_rechecks=FULL.match_rechecks[:1])
+    assert lambda_zero.match_rechecks[0].baseline == "BinOCT"
     # open within 10 s at λ = 0: Benders and BinOCT on monk1 (OCT and FlowOCT are not part of claim 001-2)
-    no_gap_recheck = replace(FULL, full_gap_rechecks=0)
+    no_gap_recheck = replace(lambda_zero, gap_rechecks=0, full_gap_rechecks=0)
     assert p001.match_recheck_grid(no_gap_recheck, tuning) == [monk1["Benders"] | {"time_limit": 300},
                                                                monk1["BinOCT"] | {"time_limit": 3600.0}]
-    # the full profile's gap recheck already solves both BinOCT instances (its 3 largest) for the hour
-    assert p001.match_recheck_grid(FULL, tuning) == [monk1["Benders"] | {"time_limit": 300}]
+    # the full profile's gap recheck already solves both for the hour: Benders' largest gap (50 %) and BinOCT's
+    # 3 largest instances
+    assert p001.gap_recheck_grid(lambda_zero, tuning)[0] == monk1["Benders"] | {"time_limit": 3600.0}
+    assert p001.match_recheck_grid(lambda_zero, tuning) == []
+    assert p001.match_recheck_grid(replace(lambda_zero, gap_rechecks=0), tuning) == [
+        monk1["Benders"] | {"time_limit": 300}]
     assert p001.match_recheck_grid(p001.get_profile("quick"), tuning) == []
+
+
+def _open_at_lambda(records: list[dict], method: str, penalties: tuple[float, ...]) -> list[dict]:
+    """The configs of ``method`` at ``penalties`` on both datasets of `hour_results`, in key order (all
+    instances have the same size, so the grid orders them by key)."""
+    configs = [r["config"] for r in records if r["config"]["method"] == method
+               and r["config"]["split_penalty"] in penalties]
+    return sorted(configs, key=config_key)
+
+
+def test_the_match_recheck_solves_the_open_lambda_positive_instances_again(hour_results):
+    root, _ = hour_results
+    records = [{"config": c} for c in TUNING if c["dataset"] in ("monk3", "monk1") and c["depth"] == 2]
+    tuning = p001.with_run_columns(StoredResults("001", results_dir=root).frame("tuning"))
+    positive = replace(FULL, match_rechecks=FULL.match_rechecks[1:])
+    assert positive.match_rechecks[0].baseline == "OCT"
+    # open within 10 s at λ > 0 (PLAN): Benders at λ = 0.9 (gap 25 %), OCT at λ = 0.5 and 0.9, on both datasets
+    benders_open = _open_at_lambda(records, "Benders", (0.9,))
+    oct_open = _open_at_lambda(records, "OCT", (0.5, 0.9))
+    assert p001.match_recheck_grid(positive, tuning) == (
+        [config | {"time_limit": 150} for config in benders_open]
+        + [config | {"time_limit": 3600.0} for config in oct_open])
+    # both claims: λ = 0 first, as the profile lists them
+    both = p001.match_recheck_grid(FULL, tuning)
+    assert both == p001.match_recheck_grid(replace(FULL, match_rechecks=FULL.match_rechecks[:1]), tuning) + (
+        p001.match_recheck_grid(positive, tuning))
 
 
 @pytest.mark.parametrize("binoct_hour, benders_again, ours, bound, verdict", [
@@ -254,6 +286,31 @@ def test_rechecks_at_the_papers_limit_settle_the_speedup(hour_results, binoct_ho
         assert measured.verdict == "not tested" and "between 2 and 2 of 2" in measured.reason
     else:
         assert (measured.value, measured.bound) == (pytest.approx(ours), bound)
+    assert claims.judge(claim, measured)[0] == verdict
+
+
+@pytest.mark.parametrize("oct_hour, ours, bound, verdict", [
+    # OCT leaves its 4 open λ > 0 instances open for the hour: it proves 2 (λ = 0.1 on both datasets, 8 s each),
+    # which Benders proves within 0.5 s (λ = 0.1 on both datasets): 3600 / 0.5 = 7200x at least
+    (("time_limit", 3600.0, 0.3), 7200.0, "lower", "confirmed"),
+    # OCT proves all 6 within the hour; Benders proves 4 and leaves λ = 0.9 open on both datasets when solved
+    # again for 150 s: it needs more than 144 s for 6, and the ratio is below 3600 / 150 = 24x
+    (("optimal", 1800.0, 0.0), 24.0, "upper", "refuted"),
+])
+def test_rechecks_at_the_papers_limit_settle_the_lambda_positive_speedup(hour_results, oct_hour, ours, bound,
+                                                                         verdict):
+    root, _ = hour_results
+    claim = next(c for c in claims.claims("001") if c["id"] == "001-1")
+    short = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
+    # within 10 s OCT proves 2 λ > 0 instances; Benders its first 2 in 0.5 s: 10 / 0.5 = 20x, below 25x
+    assert (short.value, short.verdict) == (20.0, "not tested")
+    records = [{"config": c} for c in TUNING if c["dataset"] in ("monk3", "monk1") and c["depth"] == 2]
+    again = [_record(c | {"time_limit": 150}, "time_limit", 150.0, 0.2)
+             for c in _open_at_lambda(records, "Benders", (0.9,))]
+    again += [_record(c | {"time_limit": 3600.0}, *oct_hour) for c in _open_at_lambda(records, "OCT", (0.5, 0.9))]
+    export_results(again, results_file(root, "001", "match_recheck"))
+    measured = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
+    assert (measured.value, measured.bound) == (pytest.approx(ours), bound)
     assert claims.judge(claim, measured)[0] == verdict
 
 
