@@ -233,23 +233,22 @@ def test_the_match_recheck_solves_the_open_lambda_zero_instances_again(hour_resu
     assert p001.match_recheck_grid(p001.get_profile("quick"), tuning) == []
 
 
-def _open_at_lambda(records: list[dict], method: str, penalties: tuple[float, ...]) -> list[dict]:
-    """The configs of ``method`` at ``penalties`` on both datasets of `hour_results`, in key order (all
-    instances have the same size, so the grid orders them by key)."""
-    configs = [r["config"] for r in records if r["config"]["method"] == method
-               and r["config"]["split_penalty"] in penalties]
+def _hour_configs(method: str, penalties: tuple[float, ...]) -> list[dict]:
+    """The tuning configs of ``method`` at ``penalties`` on both datasets of `hour_results`, in key order (all
+    its instances have the same size, so the grid orders them by key)."""
+    configs = [c for c in TUNING if c["dataset"] in ("monk3", "monk1") and c["depth"] == 2
+               and c["method"] == method and c["split_penalty"] in penalties]
     return sorted(configs, key=config_key)
 
 
 def test_the_match_recheck_solves_the_open_lambda_positive_instances_again(hour_results):
     root, _ = hour_results
-    records = [{"config": c} for c in TUNING if c["dataset"] in ("monk3", "monk1") and c["depth"] == 2]
     tuning = p001.with_run_columns(StoredResults("001", results_dir=root).frame("tuning"))
     positive = replace(FULL, match_rechecks=FULL.match_rechecks[1:])
     assert positive.match_rechecks[0].baseline == "OCT"
     # open within 10 s at λ > 0 (PLAN): Benders at λ = 0.9 (gap 25 %), OCT at λ = 0.5 and 0.9, on both datasets
-    benders_open = _open_at_lambda(records, "Benders", (0.9,))
-    oct_open = _open_at_lambda(records, "OCT", (0.5, 0.9))
+    benders_open = _hour_configs("Benders", (0.9,))
+    oct_open = _hour_configs("OCT", (0.5, 0.9))
     assert p001.match_recheck_grid(positive, tuning) == (
         [config | {"time_limit": 150} for config in benders_open]
         + [config | {"time_limit": 3600.0} for config in oct_open])
@@ -304,10 +303,8 @@ def test_rechecks_at_the_papers_limit_settle_the_lambda_positive_speedup(hour_re
     short = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
     # within 10 s OCT proves 2 λ > 0 instances; Benders its first 2 in 0.5 s: 10 / 0.5 = 20x, below 25x
     assert (short.value, short.verdict) == (20.0, "not tested")
-    records = [{"config": c} for c in TUNING if c["dataset"] in ("monk3", "monk1") and c["depth"] == 2]
-    again = [_record(c | {"time_limit": 150}, "time_limit", 150.0, 0.2)
-             for c in _open_at_lambda(records, "Benders", (0.9,))]
-    again += [_record(c | {"time_limit": 3600.0}, *oct_hour) for c in _open_at_lambda(records, "OCT", (0.5, 0.9))]
+    again = [_record(c | {"time_limit": 150}, "time_limit", 150.0, 0.2) for c in _hour_configs("Benders", (0.9,))]
+    again += [_record(c | {"time_limit": 3600.0}, *oct_hour) for c in _hour_configs("OCT", (0.5, 0.9))]
     export_results(again, results_file(root, "001", "match_recheck"))
     measured = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
     assert (measured.value, measured.bound) == (pytest.approx(ours), bound)
