@@ -311,6 +311,20 @@ def test_rechecks_at_the_papers_limit_settle_the_lambda_positive_speedup(hour_re
     assert claims.judge(claim, measured)[0] == verdict
 
 
+def test_the_lambda_positive_speedup_says_what_is_left_to_settle_it(hour_results):
+    root, _ = hour_results
+    claim = next(c for c in claims.claims("001") if c["id"] == "001-1")
+    # Benders solved again for 150 s, OCT not yet: OCT proves between 2 and 6 of 6 within the hour, Benders 4
+    # within 144 s, so the claim holds once 6 - 4 = 2 of OCT's instances stay open, and fails once OCT proves
+    # 4 + 1 - 2 = 3 more
+    again = [_record(c | {"time_limit": 150}, "time_limit", 150.0, 0.2) for c in _hour_configs("Benders", (0.9,))]
+    export_results(again, results_file(root, "001", "match_recheck"))
+    measured = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
+    assert measured.verdict == "not tested" and "between 2 and 6 of 6" in measured.reason
+    left = "the claim holds once 2 more of OCT's instances stay open for the hour, and fails once OCT proves 3 more"
+    assert left in measured.reason
+
+
 def test_fig3_claims_give_no_number_before_a_stratum_is_complete(tmp_path, fig3_results):
     export_results(fig3_results[1][1:], results_file(tmp_path, "001", "tuning"))
     measured = p001.speedup_to_match(StoredResults("001", results_dir=tmp_path))

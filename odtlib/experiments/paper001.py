@@ -879,6 +879,9 @@ def _speedup_at_paper_limit(results: StoredResults, instances: pd.DataFrame, bas
                         reason=f"{method} needs more than {deadline:.0f} s to prove the {floor} instances {baseline} "
                                f"proves within the hour at least, so the ratio stays below "
                                f"{confirms_at:.1f}x")
+    if not unchecked:
+        note += (f"; the claim holds once {len(own) - within - len(still_open)} more of {baseline}'s instances "
+                 f"stay open for the hour, and fails once {baseline} proves {within + 1 - floor} more")
     return Measured(None, verdict="not tested", note=note)
 
 
