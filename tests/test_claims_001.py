@@ -20,6 +20,10 @@ PAPER = pd.read_csv(p001.__file__.replace("experiments/paper001.py", "reference/
 
 
 # ------------------------------------------------------------------------------------------ the claims file
+def _claim(claim_id: str) -> dict:
+    return next(c for c in claims.claims("001") if c["id"] == claim_id)
+
+
 def test_paper_values_follow_from_table2():
     by_id = {c["id"]: c for c in claims.claims("001")}
     # Table 2: mean of Benders - OCT over the 32 rows = (sum Benders 2605.9 - sum OCT 2428.7) / 32 = 5.5375
@@ -177,7 +181,7 @@ def test_binocts_gap_at_the_papers_limit_settles_the_share(fig3_results, bound_a
                    results_file(root, "001", "gap_recheck"))
     share = p001.full_gap_share(StoredResults("001", results_dir=root), min_size=100)
     assert (share.value, share.bound, share.ceiling) == (ours, "lower", ours)
-    claim = next(c for c in claims.claims("001") if c["id"] == "001-6")
+    claim = _claim("001-6")
     assert claims.judge(claim, share)[0] == verdict
 
 
@@ -193,7 +197,7 @@ def test_a_gap_at_the_papers_limit_bounds_the_largest_gap_from_below(fig3_result
     # the 25 % within 10 s fell to the hour's gap: the largest gap within the hour is at least that
     assert (gap.value, gap.bound) == (pytest.approx(ours), "lower")
     assert "monk3, depth 2, λ = 0.9" in gap.note and "25.0 %" in gap.note
-    claim = next(c for c in claims.claims("001") if c["id"] == "001-5")
+    claim = _claim("001-5")
     assert claims.judge(claim, gap)[0] == verdict          # above the paper's 20 % refutes; below settles nothing
 
 
@@ -241,6 +245,11 @@ def _hour_configs(method: str, penalties: tuple[float, ...]) -> list[dict]:
     return sorted(configs, key=config_key)
 
 
+def _benders_open_for_150_s() -> list[dict]:
+    """Benders' λ = 0.9 runs of `hour_results` solved again for 150 s, still open (gap 20 %)."""
+    return [_record(c | {"time_limit": 150}, "time_limit", 150.0, 0.2) for c in _hour_configs("Benders", (0.9,))]
+
+
 def test_the_match_recheck_solves_the_open_lambda_positive_instances_again(hour_results):
     root, _ = hour_results
     tuning = p001.with_run_columns(StoredResults("001", results_dir=root).frame("tuning"))
@@ -271,7 +280,7 @@ def test_the_match_recheck_solves_the_open_lambda_positive_instances_again(hour_
 def test_rechecks_at_the_papers_limit_settle_the_speedup(hour_results, binoct_hour, benders_again, ours, bound,
                                                          verdict):
     root, monk1 = hour_results
-    claim = next(c for c in claims.claims("001") if c["id"] == "001-2")
+    claim = _claim("001-2")
     short = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
     assert (short.value, short.verdict) == (2.0, "not tested")
     # the hour-long BinOCT run is stored by the gap recheck; Benders' rerun by the match recheck
@@ -299,11 +308,11 @@ def test_rechecks_at_the_papers_limit_settle_the_speedup(hour_results, binoct_ho
 def test_rechecks_at_the_papers_limit_settle_the_lambda_positive_speedup(hour_results, oct_hour, ours, bound,
                                                                          verdict):
     root, _ = hour_results
-    claim = next(c for c in claims.claims("001") if c["id"] == "001-1")
+    claim = _claim("001-1")
     short = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
     # within 10 s OCT proves 2 λ > 0 instances; Benders its first 2 in 0.5 s: 10 / 0.5 = 20x, below 25x
     assert (short.value, short.verdict) == (20.0, "not tested")
-    again = [_record(c | {"time_limit": 150}, "time_limit", 150.0, 0.2) for c in _hour_configs("Benders", (0.9,))]
+    again = _benders_open_for_150_s()
     again += [_record(c | {"time_limit": 3600.0}, *oct_hour) for c in _hour_configs("OCT", (0.5, 0.9))]
     export_results(again, results_file(root, "001", "match_recheck"))
     measured = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
@@ -313,12 +322,11 @@ def test_rechecks_at_the_papers_limit_settle_the_lambda_positive_speedup(hour_re
 
 def test_the_lambda_positive_speedup_says_what_is_left_to_settle_it(hour_results):
     root, _ = hour_results
-    claim = next(c for c in claims.claims("001") if c["id"] == "001-1")
+    claim = _claim("001-1")
     # Benders solved again for 150 s, OCT not yet: OCT proves between 2 and 6 of 6 within the hour, Benders 4
     # within 144 s, so the claim holds once 6 - 4 = 2 of OCT's instances stay open, and fails once OCT proves
     # 4 + 1 - 2 = 3 more
-    again = [_record(c | {"time_limit": 150}, "time_limit", 150.0, 0.2) for c in _hour_configs("Benders", (0.9,))]
-    export_results(again, results_file(root, "001", "match_recheck"))
+    export_results(_benders_open_for_150_s(), results_file(root, "001", "match_recheck"))
     measured = p001.speedup_to_match(StoredResults("001", results_dir=root), **claim["args"])
     assert measured.verdict == "not tested" and "between 2 and 6 of 6" in measured.reason
     left = "the claim holds once 2 more of OCT's instances stay open for the hour, and fails once OCT proves 3 more"

@@ -880,7 +880,7 @@ def _speedup_at_paper_limit(results: StoredResults, instances: pd.DataFrame, bas
                                f"proves within the hour at least, so the ratio stays below "
                                f"{confirms_at:.1f}x")
     if not unchecked:
-        note += (f"; the claim holds once {len(own) - within - len(still_open)} more of {baseline}'s instances "
+        note += (f"; the claim holds once {ceiling - within} more of {baseline}'s instances "
                  f"stay open for the hour, and fails once {baseline} proves {within + 1 - floor} more")
     return Measured(None, verdict="not tested", note=note)
 
