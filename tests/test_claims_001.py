@@ -267,6 +267,17 @@ def test_the_match_recheck_solves_the_open_lambda_positive_instances_again(hour_
         p001.match_recheck_grid(positive, tuning))
 
 
+def test_the_match_recheck_takes_each_methods_smallest_instances_first(hour_results):
+    root, _ = hour_results
+    tuning = p001.with_run_columns(StoredResults("001", results_dir=root).frame("tuning"))
+    tuning.loc[tuning["dataset"] == "monk1", "size"] = 100      # now smaller than monk3 (244)
+    positive = replace(FULL, match_rechecks=FULL.match_rechecks[1:])
+    grid = p001.match_recheck_grid(positive, tuning)
+    assert [(c["method"], c["dataset"]) for c in grid] == [("Benders", "monk1"), ("Benders", "monk3"),
+                                                           ("OCT", "monk1"), ("OCT", "monk1"),
+                                                           ("OCT", "monk3"), ("OCT", "monk3")]
+
+
 @pytest.mark.parametrize("binoct_hour, benders_again, ours, bound, verdict", [
     # BinOCT leaves monk1 open for the hour: it proves 1, which Benders proves in 5 s: 3600 / 5 = 720x at least
     (("time_limit", 3600.0, 0.5), None, 720.0, "lower", "confirmed"),
