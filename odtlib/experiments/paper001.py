@@ -174,8 +174,8 @@ PROFILES = {
               "least half of its 6 instances of size >= 10000): its 3 largest instances are solved again at "
               "3600 s, as many as can carry that half on their own (3 CPU-hours). Claim 001-2 (Benders matches "
               "BinOCT's one-hour count at λ = 0 within 140 s): the λ = 0 instances BinOCT left open within 10 s are "
-              "solved again for 3600 s (26 besides the 3 above: up to 26 CPU-hours, longer than a "
-              "sitting, so it resumes from the store; measured 16.4, 11 proved and 15 open), and those Benders "
+              "solved again for 3600 s (26 besides the 3 above: up to 26 CPU-hours, longer than a sitting, so it "
+              "resumes from the store; measured 16.4, 11 proved and 15 open), and those Benders "
               "left open for 300 s (27: up to 2.3 CPU-hours, measured 1.6; match_recheck_grid). Claim 001-1 "
               "(Benders matches OCT's one-hour count at λ > 0 within 70 s): likewise, the λ > 0 instances "
               "Benders left open are solved again for 150 s (68 besides the 1 above: up to 2.8 CPU-hours, "
@@ -399,9 +399,9 @@ def match_recheck_grid(profile: Profile, tuning: pd.DataFrame) -> list[dict]:
     open_ = instances[~instances["failed"] & ~instances["solved"]]
     configs = []
     for match in profile.match_rechecks:
-        kind = open_[open_["lambda_kind"] == match.lambda_kind]
-        benders = kind[kind["method"] == "Benders"].sort_values(["size", "key"])
-        baseline = kind[kind["method"] == match.baseline].sort_values(["size", "key"])
+        kind = open_[open_["lambda_kind"] == match.lambda_kind].sort_values(["size", "key"])
+        benders = kind[kind["method"] == "Benders"]
+        baseline = kind[kind["method"] == match.baseline]
         configs += [_run_config(row, "tune", time_limit=match.benders_limit) for _, row in benders.iterrows()]
         configs += [_run_config(row, "tune", time_limit=PAPER_TIME_LIMIT) for _, row in baseline.iterrows()]
     rechecked = gap_recheck_grid(profile, tuning)
